@@ -1,0 +1,37 @@
+# The README's two commands: `make demo` and `make test`. Both install what is
+# missing (Debian packages), configure, build, then run.
+PRESET   ?= dev
+BUILD    := build/$(PRESET)
+JOBS     ?= $(shell nproc)
+DEB_PKGS := cmake ninja-build g++ ccache libfmt-dev libcli11-dev nlohmann-json3-dev \
+            libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
+            libopenmpi-dev openmpi-bin iproute2 procps
+
+.PHONY: all deps configure build test demo clean
+
+all: build
+
+# Installs only the packages that are missing, so a ready machine pays nothing.
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing $$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+configure: deps
+	@cmake --preset $(PRESET) > /dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)
+
+clean:
+	rm -rf build

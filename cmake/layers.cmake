@@ -1,0 +1,38 @@
+# sf_layer(NAME DEPS a b ...): the sources of src/symmflow/NAME as an object library
+# sf_NAME, and its unit tests (NAME/*_test.cc) as the executable NAME_tests linked
+# with the objects of NAME and of every layer it depends on. Each layer can be built
+# and tested on its own, so a broken upper layer never blocks a lower one.
+set(SF_LAYERS "")
+function(sf_layer name)
+  cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
+  set(dir ${CMAKE_SOURCE_DIR}/src/symmflow/${name})
+  file(GLOB srcs CONFIGURE_DEPENDS ${dir}/*.cc)
+  file(GLOB tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
+  list(FILTER srcs EXCLUDE REGEX "_test\\.cc$")
+  if(NOT srcs)
+    set(srcs ${CMAKE_SOURCE_DIR}/cmake/empty.cc)
+  endif()
+  add_library(sf_${name} OBJECT ${srcs})
+  target_include_directories(sf_${name} PUBLIC ${CMAKE_SOURCE_DIR}/src)
+  # Link-only interface target: what this layer's objects need at link time.
+  add_library(sf_${name}_deps INTERFACE)
+  target_link_libraries(sf_${name} PUBLIC sf_${name}_deps)
+  set(closure ${name})
+  foreach(d IN LISTS L_DEPS)
+    target_link_libraries(sf_${name} PUBLIC sf_${d})
+    list(APPEND closure ${SF_CLOSURE_${d}})
+  endforeach()
+  list(REMOVE_DUPLICATES closure)
+  set(SF_CLOSURE_${name} ${closure} CACHE INTERNAL "")
+  if(tests)
+    add_executable(${name}_tests ${tests})
+    # Linking an object library directly adds its objects, so every layer of the
+    # closure is linked directly (objects do not propagate transitively).
+    foreach(l IN LISTS closure)
+      target_link_libraries(${name}_tests PRIVATE sf_${l})
+    endforeach()
+    target_link_libraries(${name}_tests PRIVATE GTest::gtest GTest::gtest_main)
+    gtest_discover_tests(${name}_tests DISCOVERY_TIMEOUT 60 PROPERTIES LABELS unit)
+  endif()
+  set(SF_LAYERS ${SF_LAYERS} ${name} PARENT_SCOPE)
+endfunction()

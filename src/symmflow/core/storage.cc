@@ -1,0 +1,51 @@
+#include "symmflow/core/storage.h"
+
+#include <cstdlib>
+
+#include "symmflow/core/error.h"
+
+namespace symmflow {
+
+Storage::Storage(void* data, size_t nbytes, Deleter deleter,
+                 std::shared_ptr<SymmetricRegion> symmetric)
+    : data_(data), nbytes_(nbytes), deleter_(std::move(deleter)), symmetric_(std::move(symmetric)) {}
+
+Storage::~Storage() {
+  if (deleter_) deleter_(data_);
+}
+
+void* Storage::peer_ptr(int peer, size_t byte_offset) const {
+  if (!symmetric_) return nullptr;
+  char* base = static_cast<char*>(symmetric_->peer_ptr(peer));
+  return base ? base + byte_offset : nullptr;
+}
+
+namespace {
+
+class RegularAllocator final : public Allocator {
+ public:
+  std::shared_ptr<Storage> allocate(size_t nbytes) override {
+    // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes.
+    size_t rounded = (nbytes + 63) / 64 * 64;
+    if (rounded == 0) rounded = 64;
+    void* p = std::aligned_alloc(64, rounded);
+    SF_CHECK(p != nullptr, "out of memory: could not allocate {} bytes", nbytes);
+    return std::make_shared<Storage>(p, nbytes, [](void* q) { std::free(q); });
+  }
+};
+
+thread_local Allocator* tls_allocator = nullptr;
+
+}  // namespace
+
+Allocator& regular_allocator() {
+  static RegularAllocator a;
+  return a;
+}
+
+Allocator& current_allocator() { return tls_allocator ? *tls_allocator : regular_allocator(); }
+
+AllocatorGuard::AllocatorGuard(Allocator& a) : previous_(tls_allocator) { tls_allocator = &a; }
+AllocatorGuard::~AllocatorGuard() { tls_allocator = previous_; }
+
+}  // namespace symmflow
