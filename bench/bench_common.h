@@ -1,0 +1,92 @@
+// Shared by the symmflow and MPI collective benchmarks, so both time the same
+// work: deterministic inputs, the size grammar, the timing discipline and the
+// JSON record.
+//
+// Input element i of rank r is input_value(r, i): a small integer, so sums over
+// any number of ranks are exact in f32 and every implementation must agree
+// bit for bit with the reference each rank computes locally.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace sfbench {
+
+inline float input_value(int rank, int64_t i) {
+  return float(int((rank * 131 + i * 7) % 17) - 8);
+}
+
+// "1K-64M" (powers of two), "1K,4K,4M" (a list) or "64M" (one size); K/M/G are 2^10.. .
+inline int64_t parse_bytes(const std::string& s) {
+  size_t pos = 0;
+  double v = std::stod(s, &pos);
+  std::string unit = s.substr(pos);
+  int64_t mul = 1;
+  if (unit == "K" || unit == "KiB" || unit == "k") mul = 1 << 10;
+  else if (unit == "M" || unit == "MiB") mul = 1 << 20;
+  else if (unit == "G" || unit == "GiB") mul = int64_t(1) << 30;
+  else if (!unit.empty() && unit != "B") throw std::invalid_argument("bad size unit in '" + s + "'");
+  int64_t b = int64_t(v * double(mul));
+  if (b <= 0) throw std::invalid_argument("size must be positive: '" + s + "'");
+  return b;
+}
+
+inline std::vector<int64_t> parse_sizes(const std::string& spec) {
+  std::vector<int64_t> out;
+  if (auto dash = spec.find('-'); dash != std::string::npos) {
+    int64_t lo = parse_bytes(spec.substr(0, dash)), hi = parse_bytes(spec.substr(dash + 1));
+    if (lo > hi) throw std::invalid_argument("size range '" + spec + "' runs backwards");
+    for (int64_t b = lo; b <= hi; b *= 2) out.push_back(b);
+    return out;
+  }
+  size_t start = 0;
+  while (start <= spec.size()) {
+    size_t comma = spec.find(',', start);
+    if (comma == std::string::npos) comma = spec.size();
+    out.push_back(parse_bytes(spec.substr(start, comma - start)));
+    start = comma + 1;
+  }
+  return out;
+}
+
+inline std::string format_bytes(int64_t b) {
+  if (b >= (int64_t(1) << 30) && b % (int64_t(1) << 30) == 0) return std::to_string(b >> 30) + "G";
+  if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + "M";
+  if (b >= (1 << 10) && b % (1 << 10) == 0) return std::to_string(b >> 10) + "K";
+  return std::to_string(b);
+}
+
+inline double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Repetitions per trial so that one trial lasts ~`target_s` (at least 3 reps).
+inline int reps_for(double one_op_s, double target_s = 0.02) {
+  if (one_op_s <= 0) return 1000;
+  return int(std::clamp(target_s / one_op_s, 3.0, 20000.0));
+}
+
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// One JSON record of DESIGN.md §5.
+inline std::string record(const std::string& op, const std::string& impl, int nproc, int64_t bytes,
+                          double median_us) {
+  char buf[256];
+  double gbps = median_us > 0 ? double(bytes) / (median_us * 1e3) : 0.0;
+  std::snprintf(buf, sizeof buf,
+                "{\"op\": \"%s\", \"impl\": \"%s\", \"nproc\": %d, \"bytes\": %lld, "
+                "\"median_us\": %.3f, \"algbw_gbps\": %.3f}",
+                op.c_str(), impl.c_str(), nproc, (long long)bytes, median_us, gbps);
+  return buf;
+}
+
+}  // namespace sfbench
