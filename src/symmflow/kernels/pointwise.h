@@ -1,0 +1,145 @@
+// Pointwise CPU kernels: elementwise arithmetic, unary math, comparisons, where.
+//
+//   Tensor y = add(x, bias);               // broadcasting, PyTorch type promotion
+//   sub_(x, 1, 0.5);                        // in place: x -= 0.5, returns x
+//   gt_out(mask, x, 0);                     // into an existing bool tensor
+//   Tensor g = gelu(y, "tanh");
+//
+// Conventions, shared by every op here:
+// - Functional ops return a fresh contiguous tensor (Tensor::empty, so it follows the
+//   thread's current allocator). `op_(self, ...)` writes self and returns it (the same
+//   handle); the promoted type must be castable to self's dtype and the broadcast
+//   shape must be self's shape. `op_out(out, ...)` writes out and returns it: out
+//   must have the result shape (an out with 0 elements is resized) and the result
+//   type must be castable to out's dtype.
+// - Types follow PyTorch's result_type (type_promotion.h). Integer inputs of true
+//   division and of exp/log/sqrt/rsqrt/sin/cos/tanh/sigmoid become f32.
+// - Inputs may be any strided view (transposed, sliced, expanded with stride 0). An
+//   input that overlaps the written tensor in a different layout is copied first.
+// - Meta: when any input is a meta tensor, only the output type is computed and a
+//   meta tensor is returned (shape and dtype errors are still raised). So every op
+//   here is also its own Meta kernel.
+// - Per-element math is in pointwise_functors.h (computed in float for bf16/f16).
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "symmflow/core/scalar.h"
+#include "symmflow/core/tensor.h"
+
+namespace symmflow::kernels {
+
+// ---- add / sub: a + alpha * b, a - alpha * b ----------------------------------
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor add(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+const Tensor& add_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+const Tensor& add_out(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+const Tensor& add_out(const Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+
+// sub with a bool operand is an error (as PyTorch: use logical ops instead).
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
+const Tensor& sub_out(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+const Tensor& sub_out(const Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+
+// ---- mul ----------------------------------------------------------------------
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Scalar& b);
+const Tensor& mul_(const Tensor& self, const Tensor& other);
+const Tensor& mul_(const Tensor& self, const Scalar& other);
+const Tensor& mul_out(const Tensor& out, const Tensor& a, const Tensor& b);
+const Tensor& mul_out(const Tensor& out, const Tensor& a, const Scalar& b);
+
+// ---- div ----------------------------------------------------------------------
+// rounding_mode: nullopt = true division (integers promote to f32), "trunc" or
+// "floor" (integers stay integers; an integer division by zero is an Error).
+using RoundingMode = std::optional<std::string_view>;
+Tensor div(const Tensor& a, const Tensor& b, RoundingMode rounding_mode = std::nullopt);
+Tensor div(const Tensor& a, const Scalar& b, RoundingMode rounding_mode = std::nullopt);
+const Tensor& div_(const Tensor& self, const Tensor& other, RoundingMode rounding_mode = std::nullopt);
+const Tensor& div_(const Tensor& self, const Scalar& other, RoundingMode rounding_mode = std::nullopt);
+const Tensor& div_out(const Tensor& out, const Tensor& a, const Tensor& b,
+                      RoundingMode rounding_mode = std::nullopt);
+const Tensor& div_out(const Tensor& out, const Tensor& a, const Scalar& b,
+                      RoundingMode rounding_mode = std::nullopt);
+
+// ---- pow ----------------------------------------------------------------------
+// An integral tensor to a negative integral Scalar power is an Error ("Integers to
+// negative integer powers are not allowed."); with a tensor exponent, integer
+// powers follow PyTorch (1 ** -n == 1, (-1) ** -n == +-1, otherwise 0).
+Tensor pow(const Tensor& self, const Tensor& exponent);
+Tensor pow(const Tensor& self, const Scalar& exponent);
+Tensor pow(const Scalar& self, const Tensor& exponent);
+const Tensor& pow_(const Tensor& self, const Tensor& exponent);
+const Tensor& pow_(const Tensor& self, const Scalar& exponent);
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Tensor& exponent);
+const Tensor& pow_out(const Tensor& out, const Tensor& self, const Scalar& exponent);
+const Tensor& pow_out(const Tensor& out, const Scalar& self, const Tensor& exponent);
+
+// ---- maximum / minimum (NaN propagates) ---------------------------------------
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+const Tensor& maximum_out(const Tensor& out, const Tensor& a, const Tensor& b);
+const Tensor& minimum_out(const Tensor& out, const Tensor& a, const Tensor& b);
+
+// ---- clamp: min(max(x, lo), hi); a missing bound is not applied -----------------
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
+             const std::optional<Scalar>& max = std::nullopt);
+const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min,
+                     const std::optional<Scalar>& max = std::nullopt);
+const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
+                        const std::optional<Scalar>& max = std::nullopt);
+
+// ---- where(cond, a, b): cond is bool; a and b are promoted together ------------
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
+const Tensor& where_out(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// ---- comparisons: the inputs are compared in their promoted type; result bool ---
+// X(name, functor)
+#define SF_POINTWISE_COMPARE_OPS(X) \
+  X(eq, Eq) X(ne, Ne) X(lt, Lt) X(le, Le) X(gt, Gt) X(ge, Ge)
+
+#define SF_DECLARE_COMPARE(name, F)                                                  \
+  Tensor name(const Tensor& a, const Tensor& b);                                     \
+  Tensor name(const Tensor& a, const Scalar& b);                                     \
+  const Tensor& name##_out(const Tensor& out, const Tensor& a, const Tensor& b);     \
+  const Tensor& name##_out(const Tensor& out, const Tensor& a, const Scalar& b);
+SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
+#undef SF_DECLARE_COMPARE
+
+// ---- unary --------------------------------------------------------------------
+// X(name, functor, integer inputs become f32, dtypes it runs on)
+// neg/abs/relu keep integer dtypes; abs of bool is the identity; neg and relu of
+// bool are errors.
+#define SF_POINTWISE_UNARY_OPS(X)                                      \
+  X(neg, Neg, false, kIntsAndFloats)                                  \
+  X(abs, Abs, false, kAllTypes)                                       \
+  X(relu, Relu, false, kIntsAndFloats)                                \
+  X(exp, Exp, true, kFloats)                                          \
+  X(log, Log, true, kFloats)                                          \
+  X(sqrt, Sqrt, true, kFloats)                                        \
+  X(rsqrt, Rsqrt, true, kFloats)                                      \
+  X(sin, Sin, true, kFloats)                                          \
+  X(cos, Cos, true, kFloats)                                          \
+  X(tanh, Tanh, true, kFloats)                                        \
+  X(sigmoid, Sigmoid, true, kFloats)
+
+#define SF_DECLARE_UNARY(name, F, to_float, dtypes)   \
+  Tensor name(const Tensor& x);                       \
+  const Tensor& name##_(const Tensor& self);          \
+  const Tensor& name##_out(const Tensor& out, const Tensor& x);
+SF_POINTWISE_UNARY_OPS(SF_DECLARE_UNARY)
+#undef SF_DECLARE_UNARY
+
+// gelu: approximate is "none" (erf) or "tanh"; floating dtypes only.
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+const Tensor& gelu_(const Tensor& self, std::string_view approximate = "none");
+const Tensor& gelu_out(const Tensor& out, const Tensor& x, std::string_view approximate = "none");
+
+}  // namespace symmflow::kernels

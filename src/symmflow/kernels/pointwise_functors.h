@@ -1,0 +1,230 @@
+// The per-element functions of the pointwise ops, on the *compute type*: float for
+// f32/bf16/f16 (bf16/f16 load to float, compute, round once on store, as PyTorch's
+// CPU kernels do), double for f64, the integer itself for i32/i64, bool for bool.
+//
+// The eager kernels (pointwise.h) call exactly these functors, and the fused-kernel
+// pass calls the same ones: with -ffp-contract=off, fused results are bitwise equal
+// to eager. Keep them header-only, inline and free of side effects.
+//
+//   float y = functors::Gelu{}(x);                        // one element of gelu(x)
+//   BFloat16 r = from_compute<BFloat16>(functors::Add{}(to_compute(a), to_compute(b), 1.0f));
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "symmflow/core/dtype.h"
+
+namespace symmflow::kernels {
+
+template <typename T> struct ComputeOf { using type = T; };
+template <> struct ComputeOf<BFloat16> { using type = float; };
+template <> struct ComputeOf<Half> { using type = float; };
+// The type a T element is computed in.
+template <typename T> using compute_t = typename ComputeOf<T>::type;
+
+template <typename T>
+inline compute_t<T> to_compute(T v) { return static_cast<compute_t<T>>(v); }
+// Stores a compute value as element type T (bf16/f16: one round-to-nearest-even).
+template <typename T, typename C>
+inline T from_compute(C v) { return T(v); }
+
+namespace functors {
+
+namespace detail {
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+// Integer arithmetic wraps around (two's complement), as PyTorch's does in practice;
+// done in unsigned so it is not undefined behaviour.
+template <typename T> inline T add(T a, T b) {
+  if constexpr (is_int_v<T>) return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+  else if constexpr (std::is_same_v<T, bool>) return a || b;
+  else return a + b;
+}
+template <typename T> inline T mul(T a, T b) {
+  if constexpr (is_int_v<T>) return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));
+  else if constexpr (std::is_same_v<T, bool>) return a && b;
+  else return a * b;
+}
+template <typename T> inline T neg(T a) {
+  if constexpr (is_int_v<T>) return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(a));
+  else return -a;
+}
+}  // namespace detail
+
+// ---- binary arithmetic --------------------------------------------------------
+
+// a + alpha * b (PyTorch's add; sub is add with -alpha).
+struct Add {
+  template <typename T> T operator()(T a, T b, T alpha) const {
+    return detail::add(a, detail::mul(alpha, b));
+  }
+};
+// a - alpha * b; equals Add with -alpha bitwise (IEEE a + (-c) == a - c).
+struct Sub {
+  template <typename T> T operator()(T a, T b, T alpha) const {
+    return detail::add(a, detail::neg(detail::mul(alpha, b)));
+  }
+};
+struct Mul {
+  template <typename T> T operator()(T a, T b) const { return detail::mul(a, b); }
+};
+// True division, on floating compute types (integers are promoted before).
+struct Div {
+  template <typename T> T operator()(T a, T b) const { return a / b; }
+};
+// Division rounded toward zero. Integer b == 0 is rejected by the kernel before.
+struct DivTrunc {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return std::trunc(a / b);
+    else return b == T(-1) ? detail::neg(a) : T(a / b);  // -1: avoid INT_MIN / -1 trap
+  }
+};
+// Division rounded toward -inf, Python's //, with PyTorch's float algorithm.
+struct DivFloor {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (b == T(0)) return a / b;
+      T mod = std::fmod(a, b);
+      T div = (a - mod) / b;
+      if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), a / b);
+      T floordiv = std::floor(div);
+      if (div - floordiv > T(0.5)) floordiv += T(1);
+      return floordiv;
+    } else {
+      if (b == T(-1)) return detail::neg(a);
+      T q = T(a / b), r = T(a % b);
+      return (r != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
+    }
+  }
+};
+
+// Integer power with PyTorch's rules for negative exponents (1, -1 or 0).
+template <typename T> inline T powi(T a, T b) {
+  if (b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return (b % 2) ? T(-1) : T(1);
+    return 0;
+  }
+  T r = 1;
+  while (b) {
+    if (b & 1) r = detail::mul(r, a);
+    b /= 2;
+    a = detail::mul(a, a);
+  }
+  return r;
+}
+
+// a ** b for tensor (or Scalar-base) exponents.
+struct Pow {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) return std::pow(a, b);
+    else return powi(a, b);
+  }
+};
+
+// x ** e for a Scalar exponent, with PyTorch's fast paths (2, 3, -2, 0.5, -0.5, -1).
+// f32 computes the general case in double (std::pow(float, double)), as PyTorch does;
+// for bf16/f16 the kernel passes e already rounded to that dtype.
+struct PowScalar {
+  double e;
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (e == 2.0) return x * x;
+      if (e == 3.0) return x * x * x;
+      if (e == -2.0) return T(1) / (x * x);
+      if (e == 0.5) return std::sqrt(x);
+      if (e == -0.5) return T(1) / std::sqrt(x);
+      if (e == -1.0) return T(1) / x;
+      return T(std::pow(double(x), e));
+    } else {
+      return powi(x, T(e));
+    }
+  }
+};
+
+// NaN in either input gives NaN (PyTorch's maximum/minimum).
+struct Maximum {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+    }
+    if constexpr (std::is_same_v<T, bool>) return a || b;
+    else return a < b ? b : a;
+  }
+};
+struct Minimum {
+  template <typename T> T operator()(T a, T b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (a != a || b != b) return std::numeric_limits<T>::quiet_NaN();
+    }
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else return b < a ? b : a;
+  }
+};
+
+struct Where {
+  template <typename T> T operator()(bool c, T a, T b) const { return c ? a : b; }
+};
+
+// ---- comparisons (result bool) ------------------------------------------------
+struct Eq { template <typename T> bool operator()(T a, T b) const { return a == b; } };
+struct Ne { template <typename T> bool operator()(T a, T b) const { return a != b; } };
+struct Lt { template <typename T> bool operator()(T a, T b) const { return a < b; } };
+struct Le { template <typename T> bool operator()(T a, T b) const { return a <= b; } };
+struct Gt { template <typename T> bool operator()(T a, T b) const { return a > b; } };
+struct Ge { template <typename T> bool operator()(T a, T b) const { return a >= b; } };
+
+// ---- unary --------------------------------------------------------------------
+struct Neg { template <typename T> T operator()(T x) const { return detail::neg(x); } };
+struct Abs {
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>) return std::fabs(x);
+    else if constexpr (std::is_same_v<T, bool>) return x;
+    else return x < 0 ? detail::neg(x) : x;
+  }
+};
+struct Exp { template <typename T> T operator()(T x) const { return std::exp(x); } };
+struct Log { template <typename T> T operator()(T x) const { return std::log(x); } };
+struct Sqrt { template <typename T> T operator()(T x) const { return std::sqrt(x); } };
+struct Rsqrt { template <typename T> T operator()(T x) const { return T(1) / std::sqrt(x); } };
+struct Sin { template <typename T> T operator()(T x) const { return std::sin(x); } };
+struct Cos { template <typename T> T operator()(T x) const { return std::cos(x); } };
+struct Tanh { template <typename T> T operator()(T x) const { return std::tanh(x); } };
+struct Sigmoid {
+  template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+};
+// max(x, 0) with NaN passing through and relu(-0.0) == -0.0 (PyTorch's clamp_min).
+struct Relu { template <typename T> T operator()(T x) const { return x <= T(0) ? T(0) : x; } };
+// gelu(x, approximate="none"): x * 0.5 * (1 + erf(x / sqrt(2))).
+struct Gelu {
+  template <typename T> T operator()(T x) const {
+    return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+  }
+};
+// gelu(x, approximate="tanh"): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+struct GeluTanh {
+  template <typename T> T operator()(T x) const {
+    const T beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
+    const T kappa = T(0.044715);
+    T cube = x * x * x;
+    T inner = beta * (x + kappa * cube);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+};
+// Clamp to [lo, hi]; NaN passes through (PyTorch's clamp). A missing bound is
+// -inf / +inf (or the integer limits) in the kernel.
+struct Clamp {
+  template <typename T> T operator()(T x, T lo, T hi) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (x != x) return x;
+    }
+    T y = x < lo ? lo : x;
+    return hi < y ? hi : y;
+  }
+};
+
+}  // namespace functors
+}  // namespace symmflow::kernels

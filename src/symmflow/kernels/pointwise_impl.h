@@ -1,0 +1,259 @@
+// Internal machinery of the pointwise kernels (pointwise.h): dtype dispatch, the
+// elementwise loop over N strided inputs, and the functional / in-place / out=
+// plumbing. Only unary.cc, binary.cc and compare.cc include it.
+#pragma once
+#include <array>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/loops.h"
+#include "symmflow/kernels/pointwise_functors.h"
+#include "symmflow/kernels/type_promotion.h"
+
+namespace symmflow::kernels::pointwise_detail {
+
+// ---- dtype sets and dispatch ----------------------------------------------------
+inline constexpr unsigned kFloats = 1, kInts = 2, kBool = 4;
+inline constexpr unsigned kIntsAndFloats = kFloats | kInts, kAllTypes = kFloats | kInts | kBool;
+
+template <typename T> struct Tag { using type = T; };
+
+// Calls body(Tag<T>{}) with T the element type of `d`; dtypes outside Set are an
+// Error (and their code is never instantiated).
+template <unsigned Set, typename Body>
+void dispatch(std::string_view op, DType d, Body&& body) {
+  switch (d) {
+    case DType::f32: if constexpr ((Set & kFloats) != 0) return body(Tag<float>{}); break;
+    case DType::f64: if constexpr ((Set & kFloats) != 0) return body(Tag<double>{}); break;
+    case DType::bf16: if constexpr ((Set & kFloats) != 0) return body(Tag<BFloat16>{}); break;
+    case DType::f16: if constexpr ((Set & kFloats) != 0) return body(Tag<Half>{}); break;
+    case DType::i32: if constexpr ((Set & kInts) != 0) return body(Tag<int32_t>{}); break;
+    case DType::i64: if constexpr ((Set & kInts) != 0) return body(Tag<int64_t>{}); break;
+    case DType::boolean: if constexpr ((Set & kBool) != 0) return body(Tag<bool>{}); break;
+  }
+  fail("{}: not implemented for dtype {}", op, dtype_name(d));
+}
+
+template <typename T>
+inline constexpr bool is_reduced_float_v = std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>;
+
+// ---- the elementwise loop -------------------------------------------------------
+
+// One input of a dense run: contiguous (element i) or broadcast (one value).
+template <typename T> struct DenseIn {
+  const T* p;
+  compute_t<T> operator[](int64_t i) const { return to_compute(p[i]); }
+};
+template <typename T> struct BcastIn {
+  compute_t<T> v;
+  compute_t<T> operator[](int64_t) const { return v; }
+};
+
+// out[i] = f(in[i]...) for i < n. Fixed-size blocks with `ivdep` let gcc vectorize at
+// -O2: the output may be one of the inputs (in place), never a shifted copy of one
+// (prepare_input copies those), so there is no loop-carried dependence.
+template <typename Out, typename F, typename... R>
+inline void run_dense(Out* o, int64_t n, const F& f, R... r) {
+  constexpr int64_t kBlock = 16;
+  const int64_t m = n - n % kBlock;
+  for (int64_t j = 0; j < m; j += kBlock) {
+#pragma GCC ivdep
+    for (int64_t i = j; i < j + kBlock; ++i) o[i] = from_compute<Out>(f(r[i]...));
+  }
+  for (int64_t i = m; i < n; ++i) o[i] = from_compute<Out>(f(r[i]...));
+}
+
+template <typename T> inline compute_t<T> load(const char* p) {
+  return to_compute(*reinterpret_cast<const T*>(p));
+}
+
+template <typename Out, typename... In, typename F, size_t... I>
+void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>& ins,
+                      const F& f, std::index_sequence<I...>) {
+  constexpr size_t N = sizeof...(In) + 1;
+  const Shape& shape = dst.sizes();
+  std::array<char*, N> base{static_cast<char*>(dst.data_ptr()),
+                            static_cast<char*>(ins[I].data_ptr())...};
+  std::array<std::vector<int64_t>, N> st{byte_strides(dst), broadcast_byte_strides(ins[I], shape)...};
+  for_each_run<N>(shape, base, std::move(st), [&](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == int64_t(sizeof(Out))) {
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      if (((s[I + 1] == int64_t(sizeof(In))) && ...)) {
+        return run_dense(o, n, f, DenseIn<In>{reinterpret_cast<const In*>(p[I + 1])}...);
+      }
+      if constexpr (N == 3) {  // binary ops: one side broadcast along the run
+        using A = std::tuple_element_t<0, std::tuple<In...>>;
+        using B = std::tuple_element_t<1, std::tuple<In...>>;
+        if (s[1] == 0 && s[2] == int64_t(sizeof(B)))
+          return run_dense(o, n, f, BcastIn<A>{load<A>(p[1])}, DenseIn<B>{reinterpret_cast<const B*>(p[2])});
+        if (s[1] == int64_t(sizeof(A)) && s[2] == 0)
+          return run_dense(o, n, f, DenseIn<A>{reinterpret_cast<const A*>(p[1])}, BcastIn<B>{load<B>(p[2])});
+      }
+    }
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) = from_compute<Out>(f(load<In>(p[I + 1] + i * s[I + 1])...));
+  });
+}
+
+// dst[idx] = f(ins[idx]...) over dst's shape; inputs broadcast to it, have element
+// types In... and must not overlap dst except in exactly dst's layout.
+template <typename Out, typename... In, typename F>
+void elementwise(const Tensor& dst, const std::array<Tensor, sizeof...(In)>& ins, const F& f) {
+  elementwise_impl<Out, In...>(dst, ins, f, std::index_sequence_for<In...>{});
+}
+
+// ---- operands, destinations -----------------------------------------------------
+
+// `t` as a loop input for dst: converted to `dtype`, and copied when it shares
+// memory with dst in a different layout (a transposed or shifted view of dst).
+Tensor prepare_input(const Tensor& t, DType dtype, const Tensor& dst);
+// A one-element tensor of dtype `dtype` holding `s` (where/pow with Scalar operands).
+Tensor scalar_tensor(const Scalar& s, DType dtype);
+// The broadcast shape of the tensor operands (Scalars have shape []).
+Shape broadcast_operands(std::initializer_list<Operand> ops);
+bool any_meta_operand(std::initializer_list<Operand> ops);
+// For out= and in-place: checks the cast, the shape (resizing an empty out), and
+// that dst has no two elements at one address.
+void prepare_dest(std::string_view op, const Tensor& dst, bool inplace, const Shape& shape,
+                  DType result);
+
+// Where the result goes: a fresh tensor (out == nullptr), self (in place) or out.
+struct Dest {
+  const Tensor* out = nullptr;
+  bool inplace = false;
+  static Dest fresh() { return {}; }
+  static Dest in_place(const Tensor& self) { return {&self, true}; }
+  static Dest into(const Tensor& out) { return {&out, false}; }
+};
+
+// Resolves the destination for a result of `shape`/`result` and runs fill(dst) with a
+// dst of exactly that dtype and shape (a temporary when out's dtype differs).
+template <typename Fill>
+Tensor finish(std::string_view op, Dest dest, const Shape& shape, DType result, bool meta,
+              Fill&& fill) {
+  if (dest.out == nullptr) {
+    if (meta) return Tensor::meta(shape, result);
+    Tensor dst = Tensor::empty(shape, result);
+    fill(dst);
+    return dst;
+  }
+  const Tensor& o = *dest.out;
+  prepare_dest(op, o, dest.inplace, shape, result);
+  if (meta || o.is_meta()) return o;
+  if (o.dtype() == result) {
+    fill(o);
+  } else {
+    Tensor tmp = Tensor::empty(shape, result);
+    fill(tmp);
+    copy_(o, tmp);
+  }
+  return o;
+}
+
+// The value of a Scalar operand in compute type: converted to T first (PyTorch casts
+// wrapped numbers to the common dtype), unless `opmath` (mul/div keep a Scalar in
+// float for bf16/f16, as PyTorch's CPU kernels do).
+template <typename T>
+compute_t<T> scalar_value(const Scalar& s, bool opmath = false) {
+  if constexpr (is_reduced_float_v<T>) {
+    if (opmath) return float(s.to_double());
+  }
+  return to_compute(s.to<T>());
+}
+
+// ---- binary ops -----------------------------------------------------------------
+struct BinaryInfo {
+  std::string_view name;
+  bool int_to_float = false;   // true division: integer/bool inputs compute in f32
+  bool opmath_scalar = false;  // mul/div: see scalar_value
+  bool int_div = false;        // integer division: a zero divisor is an Error
+};
+
+template <typename T> void check_nonzero(std::string_view op, const Tensor& t) {
+  bool zero = false;
+  std::array<char*, 1> base{static_cast<char*>(t.data_ptr())};
+  for_each_run<1>(t.sizes(), base, {byte_strides(t)}, [&](char** p, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) zero |= *reinterpret_cast<const T*>(p[0] + i * s[0]) == T(0);
+  });
+  SF_CHECK(!zero, "{}: integer division by zero (ZeroDivisionError)", op);
+}
+
+// Runs a binary op. make(Tag<T>{}) returns the element function on compute_t<T>
+// (T = the common dtype); its result type decides the output: bool for comparisons,
+// else the common dtype.
+template <unsigned Set, typename Make>
+Tensor binary(const BinaryInfo& info, Dest dest, Operand a, Operand b, Make&& make) {
+  DType common = result_type({a, b});
+  if (info.int_to_float) common = to_floating(common);
+  // Probe the element function's result type to know the output dtype.
+  DType result = common;
+  dispatch<Set>(info.name, common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    using R = decltype(make(tag)(C{}, C{}));
+    if constexpr (std::is_same_v<R, bool> && !std::is_same_v<C, bool>) result = DType::boolean;
+  });
+  const Shape shape = broadcast_operands({a, b});
+  const bool meta = any_meta_operand({a, b});
+  return finish(info.name, dest, shape, result, meta, [&](const Tensor& dst) {
+    dispatch<Set>(info.name, common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = compute_t<T>;
+      using Out = std::conditional_t<std::is_same_v<decltype(make(tag)(C{}, C{})), C>, T, bool>;
+      const auto f = make(tag);
+      // A one-element second tensor of mul/div in bf16/f16 is read in float (PyTorch).
+      if constexpr (is_reduced_float_v<T>) {
+        if (info.opmath_scalar && a.is_tensor() && b.is_tensor() && b.tensor->numel() == 1) {
+          const C bv = C(b.tensor->item());
+          const auto g = [f, bv](C x) { return f(x, bv); };
+          return elementwise<Out, T>(dst, {prepare_input(*a.tensor, common, dst)}, g);
+        }
+      }
+      if (a.is_tensor() && b.is_tensor()) {
+        Tensor ta = prepare_input(*a.tensor, common, dst);
+        Tensor tb = prepare_input(*b.tensor, common, dst);
+        if constexpr (std::is_integral_v<T>) {
+          if (info.int_div) check_nonzero<T>(info.name, tb);
+        }
+        return elementwise<Out, T, T>(dst, {ta, tb}, f);
+      }
+      if (a.is_tensor()) {
+        const C bv = scalar_value<T>(*b.scalar, info.opmath_scalar);
+        if constexpr (std::is_integral_v<T>) {
+          SF_CHECK(!(info.int_div && bv == C(0)), "{}: integer division by zero (ZeroDivisionError)",
+                   info.name);
+        }
+        const auto g = [f, bv](C x) { return f(x, bv); };
+        return elementwise<Out, T>(dst, {prepare_input(*a.tensor, common, dst)}, g);
+      }
+      SF_CHECK(b.is_tensor(), "{}: expected at least one tensor operand", info.name);
+      const C av = scalar_value<T>(*a.scalar);
+      Tensor tb = prepare_input(*b.tensor, common, dst);
+      if constexpr (std::is_integral_v<T>) {
+        if (info.int_div) check_nonzero<T>(info.name, tb);
+      }
+      const auto g = [f, av](C y) { return f(av, y); };
+      return elementwise<Out, T>(dst, {tb}, g);
+    });
+  });
+}
+
+// ---- unary ops ------------------------------------------------------------------
+// make(Tag<T>{}) returns the element function on compute_t<T>.
+template <unsigned Set, typename Make>
+Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Make&& make) {
+  const DType common = int_to_float ? to_floating(x.dtype()) : x.dtype();
+  // Check the dtype before any meta shortcut, so the Meta kernel rejects it too.
+  dispatch<Set>(name, common, [](auto) {});
+  return finish(name, dest, x.sizes(), common, x.is_meta(), [&](const Tensor& dst) {
+    dispatch<Set>(name, common, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      elementwise<T, T>(dst, {prepare_input(x, common, dst)}, make(tag));
+    });
+  });
+}
+
+}  // namespace symmflow::kernels::pointwise_detail

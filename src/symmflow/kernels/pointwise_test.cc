@@ -1,0 +1,392 @@
+// Binary ops, promotion, layouts, in-place, out= and meta behaviour of pointwise.h.
+#include "symmflow/kernels/pointwise.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "symmflow/kernels/pointwise_testing.h"
+
+namespace symmflow::kernels {
+namespace {
+
+using namespace testing;
+using V = std::vector<double>;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string error_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+#define EXPECT_ERROR(stmt, substr) \
+  EXPECT_NE(error_of([&] { stmt; }).find(substr), std::string::npos) << error_of([&] { stmt; })
+
+TEST(PointwiseBinary, ArithmeticEveryNumericDType) {
+  for (DType t : {DType::f32, DType::f64, DType::bf16, DType::f16, DType::i32, DType::i64}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Tensor a = make1({1, 2, -3, 8}, t), b = make1({4, 3, 2, -2}, t);
+    EXPECT_EQ(add(a, b).dtype(), t);
+    EXPECT_EQ(values(add(a, b)), V({5, 5, -1, 6}));
+    EXPECT_EQ(values(add(a, b, 2)), V({9, 8, 1, 4}));
+    EXPECT_EQ(values(sub(a, b)), V({-3, -1, -5, 10}));
+    EXPECT_EQ(values(sub(a, b, 2)), V({-7, -4, -7, 12}));
+    EXPECT_EQ(values(mul(a, b)), V({4, 6, -6, -16}));
+    EXPECT_EQ(values(add(a, 3)), V({4, 5, 0, 11}));
+    EXPECT_EQ(values(sub(a, 1)), V({0, 1, -4, 7}));
+    EXPECT_EQ(values(mul(a, -2)), V({-2, -4, 6, -16}));
+    EXPECT_EQ(values(maximum(a, b)), V({4, 3, 2, 8}));
+    EXPECT_EQ(values(minimum(a, b)), V({1, 2, -3, -2}));
+    EXPECT_EQ(values(div(a, b, "trunc")), V({0, 0, -1, -4}));
+    EXPECT_EQ(values(div(a, b, "floor")), V({0, 0, -2, -4}));
+    Tensor q = div(a, b);  // true division: integers become f32
+    EXPECT_EQ(q.dtype(), is_floating(t) ? t : DType::f32);
+    EXPECT_EQ(values(div(make1({1, -6, 3}, t), make1({4, 2, -2}, t))), V({0.25, -3, -1.5}));
+  }
+}
+
+TEST(PointwiseBinary, BoolArithmetic) {
+  Tensor a = make1({1, 0, 1, 0}, DType::boolean), b = make1({1, 1, 0, 0}, DType::boolean);
+  Tensor s = add(a, b);
+  EXPECT_EQ(s.dtype(), DType::boolean);  // PyTorch: True + True == True
+  EXPECT_EQ(values(s), V({1, 1, 1, 0}));
+  EXPECT_EQ(values(mul(a, b)), V({1, 0, 0, 0}));
+  EXPECT_EQ(values(maximum(a, b)), V({1, 1, 1, 0}));
+  EXPECT_EQ(values(minimum(a, b)), V({1, 0, 0, 0}));
+  Tensor i = add(a, 3);  // bool + int Scalar -> i64
+  EXPECT_EQ(i.dtype(), DType::i64);
+  EXPECT_EQ(values(i), V({4, 3, 4, 3}));
+  Tensor d = div(a, b);
+  EXPECT_EQ(d.dtype(), DType::f32);
+  EXPECT_EQ(values(d)[0], 1.0);
+  EXPECT_TRUE(std::isnan(values(d)[3]));  // 0 / 0
+  EXPECT_ERROR(sub(a, b), "two bool tensors");
+  EXPECT_ERROR(sub(a, Scalar(true)), "two bool tensors");
+  EXPECT_ERROR(sub(make1({1}), b), "with a bool tensor");
+  EXPECT_ERROR(pow(a, b), "not implemented for dtype bool");
+  EXPECT_ERROR(div(a, b, "floor"), "not implemented for dtype bool");
+}
+
+TEST(PointwiseBinary, PromotionCases) {
+  Tensor i = make1({1, 2, 3}, DType::i32);
+  Tensor r = mul(i, 2.5);
+  EXPECT_EQ(r.dtype(), DType::f32);
+  EXPECT_EQ(values(r), V({2.5, 5, 7.5}));
+  EXPECT_EQ(mul(i, 2).dtype(), DType::i32);
+  Tensor l = add(i, make1({10, 20, 30}, DType::i64));
+  EXPECT_EQ(l.dtype(), DType::i64);
+  EXPECT_EQ(values(l), V({11, 22, 33}));
+  Tensor bf = add(make1({1, 2}, DType::bf16), make({}, {0.5}, DType::f32));
+  EXPECT_EQ(bf.dtype(), DType::bf16);
+  EXPECT_EQ(values(bf), V({1.5, 2.5}));
+  Tensor f = add(make1({1, 2}, DType::bf16), make1({0.5, 0.5}, DType::f32));  // both dim > 0
+  EXPECT_EQ(f.dtype(), DType::f32);
+  EXPECT_EQ(add(i, make({}, {0.5}, DType::f64)).dtype(), DType::f64);
+  EXPECT_EQ(add(make1({1}, DType::f16), make1({1}, DType::bf16)).dtype(), DType::f32);
+  EXPECT_ERROR(add(i, i, 0.5), "alpha must not be a floating point number");
+  EXPECT_ERROR(add(i, i, true), "boolean alpha");
+}
+
+TEST(PointwiseBinary, Broadcasting) {
+  Tensor a = iota({4, 1, 3}), b = iota({5, 1}, DType::f32, 100);
+  Tensor c = add(a, b);
+  ASSERT_EQ(c.sizes(), Shape({4, 5, 3}));
+  auto v = values(c);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 5; ++j)
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(v[(i * 5 + j) * 3 + k], (i * 3 + k) + 100.0 * j);
+  // The row vector broadcast along the inner run, and the column one.
+  Tensor m = iota({3, 4});
+  EXPECT_EQ(values(mul(m, make1({1, 10, 100, 1000}))),
+            V({0, 10, 200, 3000, 4, 50, 600, 7000, 8, 90, 1000, 11000}));
+  EXPECT_EQ(values(sub(make({3, 1}, {1, 2, 3}), m)),
+            V({1, 0, -1, -2, -2, -3, -4, -5, -5, -6, -7, -8}));
+  EXPECT_ERROR(add(iota({3}), iota({4})), "[3]");
+}
+
+TEST(PointwiseBinary, StridedTransposedAndExpandedInputs) {
+  Tensor base = iota({4, 6});
+  Tensor tr = base.as_strided({6, 4}, {1, 6}, 0);        // base^T
+  Tensor step = base.as_strided({2, 3}, {12, 2}, 1);     // rows 0,2; cols 1,3,5
+  EXPECT_EQ(values(step), V({1, 3, 5, 13, 15, 17}));
+  EXPECT_EQ(values(add(step, 1)), V({2, 4, 6, 14, 16, 18}));
+  Tensor t2 = mul(tr, tr);
+  auto v = values(t2);
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(v[i * 4 + j], double(j * 6 + i) * (j * 6 + i));
+  Tensor row = iota({3});
+  Tensor expanded = row.as_strided({4, 3}, {0, 1}, 0);   // stride-0 rows
+  EXPECT_EQ(values(add(expanded, iota({4, 3}, DType::f32, 10))),
+            V({0, 11, 22, 30, 41, 52, 60, 71, 82, 90, 101, 112}));
+  Tensor col = make1({5}).as_strided({4, 3}, {0, 0}, 0);  // one value everywhere
+  EXPECT_EQ(values(sub(col, expanded)), V({5, 4, 3, 5, 4, 3, 5, 4, 3, 5, 4, 3}));
+  // A long transposed run and an odd length exercise every loop path.
+  Tensor big = iota({37, 53}, DType::f64);
+  Tensor bt = big.as_strided({53, 37}, {1, 53}, 0);
+  Tensor s = add(bt, contiguous(bt), 2);
+  auto sv = values(s), bv = values(bt);
+  for (size_t i = 0; i < sv.size(); ++i) ASSERT_EQ(sv[i], 3 * bv[i]);
+}
+
+TEST(PointwiseBinary, InPlaceThroughAView) {
+  Tensor m = iota({3, 4});
+  Tensor col = m.as_strided({3}, {4}, 1);  // column 1
+  const Tensor& r = add_(col, 100);
+  EXPECT_TRUE(r.is_same(col));
+  EXPECT_EQ(values(m), V({0, 101, 2, 3, 4, 105, 6, 7, 8, 109, 10, 11}));
+  mul_(col, make1({1, 0, -1}));
+  EXPECT_EQ(values(m), V({0, 101, 2, 3, 4, 0, 6, 7, 8, -109, 10, 11}));
+  sub_(m, make1({1, 1, 1, 1}), 2);  // broadcast other
+  EXPECT_EQ(values(m), V({-2, 99, 0, 1, 2, -2, 4, 5, 6, -111, 8, 9}));
+  div_(m, 2);
+  EXPECT_EQ(values(m)[0], -1);
+  // self + self^T overlaps in a different layout: the input is copied first.
+  Tensor sq = iota({3, 3});
+  Tensor want = add(sq, contiguous(sq.as_strided({3, 3}, {1, 3}, 0)));
+  add_(sq, sq.as_strided({3, 3}, {1, 3}, 0));
+  EXPECT_EQ(values(sq), values(want));
+  // A shifted view of itself (a[1:] += a[:-1]) reads the old values.
+  Tensor a = iota({5});
+  add_(a.as_strided({4}, {1}, 1), a.as_strided({4}, {1}, 0));
+  EXPECT_EQ(values(a), V({0, 1, 3, 5, 7}));
+  // bf16 self with an f32 tensor: computed in f32, cast back into self.
+  Tensor h = make1({1, 2}, DType::bf16);
+  add_(h, make1({0.5, 0.25}));
+  EXPECT_EQ(h.dtype(), DType::bf16);
+  EXPECT_EQ(values(h), V({1.5, 2.25}));
+}
+
+TEST(PointwiseBinary, InPlaceErrors) {
+  Tensor i = make1({1, 2}, DType::i64);
+  EXPECT_ERROR(add_(i, 2.5), "result type f32 can't be cast to the desired output type i64");
+  EXPECT_ERROR(mul_(i, make1({1, 2})), "result type f32 can't be cast to the desired output type i64");
+  EXPECT_ERROR(div_(i, 2), "result type f32 can't be cast to the desired output type i64");
+  EXPECT_ERROR(add_(make1({1}, DType::boolean), 1), "result type i64 can't be cast");
+  EXPECT_ERROR(add_(iota({3}), iota({2, 3})), "doesn't match the broadcast shape [2, 3]");
+  EXPECT_ERROR(add_(iota({3}).as_strided({2, 3}, {0, 1}, 0), 1), "single memory location");
+  EXPECT_EQ(values(div_(i, 2, "floor")), V({0, 1}));  // floor division stays integral
+}
+
+TEST(PointwiseBinary, OutVariants) {
+  Tensor a = iota({2, 3}), b = iota({3});
+  Tensor out = Tensor::empty({2, 3}, DType::f32);
+  const Tensor& r = add_out(out, a, b);
+  EXPECT_TRUE(r.is_same(out));
+  EXPECT_EQ(values(out), V({0, 2, 4, 3, 5, 7}));
+  Tensor wider = Tensor::empty({2, 3}, DType::f64);  // castable: written converted
+  mul_out(wider, a, 0.5);
+  EXPECT_EQ(values(wider), V({0, 0.5, 1, 1.5, 2, 2.5}));
+  Tensor empty = Tensor::empty({0}, DType::f32);  // resized to the result shape
+  sub_out(empty, a, b);
+  EXPECT_EQ(empty.sizes(), Shape({2, 3}));
+  EXPECT_EQ(values(empty), V({0, 0, 0, 3, 3, 3}));
+  EXPECT_ERROR(add_out(Tensor::empty({3, 2}), a, b), "out= has shape [3, 2]");
+  EXPECT_ERROR(add_out(Tensor::empty({2, 3}, DType::i32), a, b), "can't be cast");
+  Tensor t = Tensor::empty({3, 2});  // a transposed out
+  Tensor tv = t.as_strided({2, 3}, {1, 2}, 0);
+  div_out(tv, a, 2);
+  EXPECT_EQ(values(t), V({0, 1.5, 0.5, 2, 1, 2.5}));
+}
+
+TEST(PointwiseBinary, MetaInputsGiveMetaOutputs) {
+  Tensor a = Tensor::meta({4, 1, 3}, DType::bf16), b = Tensor::meta({5, 1}, DType::f64);
+  Tensor c = add(a, b);
+  EXPECT_TRUE(c.is_meta());
+  EXPECT_EQ(c.sizes(), Shape({4, 5, 3}));
+  EXPECT_EQ(c.dtype(), DType::f64);
+  EXPECT_EQ(mul(Tensor::meta({2}, DType::i32), 2.5).dtype(), DType::f32);
+  EXPECT_EQ(div(Tensor::meta({2}, DType::i32), iota({2})).dtype(), DType::f32);
+  EXPECT_TRUE(div(Tensor::meta({2}, DType::i32), iota({2})).is_meta());
+  EXPECT_EQ(pow(Tensor::meta({2}, DType::i64), 2).dtype(), DType::i64);
+  EXPECT_EQ(where(Tensor::meta({3, 1}, DType::boolean), iota({4}), 1).sizes(), Shape({3, 4}));
+  EXPECT_ERROR(add(Tensor::meta({3}, DType::f32), Tensor::meta({4}, DType::f32)), "[4]");
+  EXPECT_ERROR(add_(Tensor::meta({3}, DType::i32), 1.5), "can't be cast");
+  EXPECT_ERROR(sub(Tensor::meta({3}, DType::boolean), true), "bool");
+  EXPECT_ERROR(pow(Tensor::meta({3}, DType::i32), -1), "Integers to negative integer powers");
+  EXPECT_ERROR(div(Tensor::meta({3}, DType::i32), 1, "round"), "rounding_mode");
+  Tensor m = Tensor::meta({0}, DType::f32);  // an empty meta out is resized
+  add_out(m, a, b);
+  EXPECT_EQ(m.sizes(), Shape({4, 5, 3}));
+  EXPECT_TRUE(m.is_meta());
+  Tensor self = Tensor::meta({4, 5, 3}, DType::f32);
+  EXPECT_TRUE(add_(self, a).is_same(self));
+}
+
+TEST(PointwiseBinary, Division) {
+  Tensor a = make1({7, -7, 7, -7}), b = make1({2, 2, -2, -2});
+  EXPECT_EQ(values(div(a, b)), V({3.5, -3.5, -3.5, 3.5}));
+  EXPECT_EQ(values(div(a, b, "trunc")), V({3, -3, -3, 3}));
+  EXPECT_EQ(values(div(a, b, "floor")), V({3, -4, -4, 3}));
+  Tensor ia = make1({7, -7, 7, -7}, DType::i64), ib = make1({2, 2, -2, -2}, DType::i64);
+  EXPECT_EQ(values(div(ia, ib, "trunc")), V({3, -3, -3, 3}));
+  EXPECT_EQ(values(div(ia, ib, "floor")), V({3, -4, -4, 3}));
+  EXPECT_EQ(values(div(ia, 2, "floor")), V({3, -4, 3, -4}));
+  EXPECT_ERROR(div(ia, make1({1, 0, 1, 1}, DType::i64), "floor"), "ZeroDivisionError");
+  EXPECT_ERROR(div(ia, 0, "trunc"), "ZeroDivisionError");
+  Tensor z = div(make1({1, -1, 0}), 0.0);  // floats: IEEE
+  EXPECT_EQ(values(z)[0], INFINITY);
+  EXPECT_EQ(values(z)[1], -INFINITY);
+  EXPECT_TRUE(std::isnan(values(z)[2]));
+  EXPECT_EQ(values(div(make1({1, -1}), 0.0, "floor")), V({INFINITY, -INFINITY}));
+  // INT_MIN / -1 wraps instead of trapping.
+  const double lo = double(std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(values(div(make1({lo}, DType::i32), -1, "trunc")), V({lo}));
+  // Python's floor division of floats: -0.0 keeps its sign, 5 // 0.5 == 10.
+  Tensor fz = div(make1({-0.0, 5}), make1({3, 0.5}), "floor");
+  EXPECT_TRUE(std::signbit(values(fz)[0]));
+  EXPECT_EQ(values(fz)[1], 10);
+}
+
+TEST(PointwiseBinary, Pow) {
+  Tensor x = make1({-2, 0.5, 3, 4});
+  EXPECT_EQ(values(pow(x, 2)), V({4, 0.25, 9, 16}));
+  EXPECT_EQ(values(pow(x, 3)), V({-8, 0.125, 27, 64}));
+  EXPECT_EQ(values(pow(x, -1)), V({-0.5, 2, double(1.0f / 3.0f), 0.25}));
+  EXPECT_EQ(values(pow(make1({4, 9}), 0.5)), V({2, 3}));
+  EXPECT_EQ(values(pow(make1({4, 16}), -0.5)), V({0.5, 0.25}));
+  EXPECT_EQ(values(pow(make1({2, 9}), 0)), V({1, 1}));
+  EXPECT_EQ(values(pow(make1({2, 27}), make1({10, 1.0 / 3})))[0], 1024);
+  EXPECT_EQ(values(pow(make1({8}), 1.0 / 3)), V({double(float(std::pow(8.0, double(1.0 / 3))))}));
+  Tensor i = make1({-2, 0, 3, 5}, DType::i32);
+  Tensor p = pow(i, 3);
+  EXPECT_EQ(p.dtype(), DType::i32);
+  EXPECT_EQ(values(p), V({-8, 0, 27, 125}));
+  EXPECT_EQ(pow(i, 0.5).dtype(), DType::f32);
+  EXPECT_ERROR(pow(i, -1), "Integers to negative integer powers are not allowed.");
+  EXPECT_ERROR(pow_(i, -2), "Integers to negative integer powers are not allowed.");
+  // Tensor exponents follow PyTorch's integer rules for negative powers.
+  EXPECT_EQ(values(pow(make1({1, -1, -1, 2}, DType::i64), make1({-1, -3, -2, -1}, DType::i64))),
+            V({1, -1, 1, 0}));
+  Tensor e = make1({0, 1, 2, 3}, DType::i64);
+  Tensor s = pow(Scalar(2), e);  // Scalar base
+  EXPECT_EQ(s.dtype(), DType::i64);
+  EXPECT_EQ(values(s), V({1, 2, 4, 8}));
+  Tensor sf = pow(Scalar(0.5), e);
+  EXPECT_EQ(sf.dtype(), DType::f32);
+  EXPECT_EQ(values(sf), V({1, 0.5, 0.25, 0.125}));
+  Tensor bf = make1({3}, DType::bf16);
+  EXPECT_EQ(values(pow(bf, 2)), V({9}));
+  pow_(x, 2);
+  EXPECT_EQ(values(x), V({4, 0.25, 9, 16}));
+}
+
+TEST(PointwiseBinary, MaximumMinimumPropagateNaN) {
+  Tensor a = make1({1, kNaN, 3, kNaN}), b = make1({2, 1, kNaN, kNaN});
+  auto mx = values(maximum(a, b)), mn = values(minimum(a, b));
+  EXPECT_EQ(mx[0], 2);
+  EXPECT_EQ(mn[0], 1);
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_TRUE(std::isnan(mx[i])) << i;
+    EXPECT_TRUE(std::isnan(mn[i])) << i;
+  }
+  for (DType t : kFloatDTypes) {
+    auto v = values(maximum(make1({kNaN, 1}, t), make1({0, kNaN}, t)));
+    EXPECT_TRUE(std::isnan(v[0]) && std::isnan(v[1])) << dtype_name(t);
+  }
+  EXPECT_EQ(values(maximum(make1({1, 5}, DType::i32), make1({3}, DType::i64))), V({3, 5}));
+  EXPECT_EQ(maximum(make1({1, 5}, DType::i32), make1({3}, DType::i64)).dtype(), DType::i64);
+}
+
+TEST(PointwiseBinary, Clamp) {
+  Tensor x = make1({-2, 0.5, 3, kNaN});
+  auto c = values(clamp(x, 0, 1));
+  EXPECT_EQ(c[0], 0);
+  EXPECT_EQ(c[1], 0.5);
+  EXPECT_EQ(c[2], 1);
+  EXPECT_TRUE(std::isnan(c[3]));
+  EXPECT_EQ(values(clamp(make1({-2, 3}), std::nullopt, 1)), V({-2, 1}));
+  EXPECT_EQ(values(clamp(make1({-2, 3}, DType::i64), 0)), V({0, 3}));
+  EXPECT_EQ(clamp(make1({-2, 3}, DType::i64), 0.5).dtype(), DType::f32);
+  Tensor i = make1({-5, 5, 50}, DType::i32);
+  clamp_(i, -1, 10);
+  EXPECT_EQ(values(i), V({-1, 5, 10}));
+  EXPECT_ERROR(clamp(x, std::nullopt, std::nullopt), "at least one");
+  EXPECT_ERROR(clamp_(i, 0.5), "can't be cast");
+}
+
+TEST(PointwiseWhere, SelectsAndPromotes) {
+  Tensor c = make1({1, 0, 1}, DType::boolean);
+  Tensor a = make1({1, 2, 3}, DType::i32), b = make1({-1, -2, -3});
+  Tensor w = where(c, a, b);
+  EXPECT_EQ(w.dtype(), DType::f32);
+  EXPECT_EQ(values(w), V({1, -2, 3}));
+  EXPECT_EQ(values(where(c, a, 0)), V({1, 0, 3}));
+  EXPECT_EQ(where(c, a, 0).dtype(), DType::i32);
+  EXPECT_EQ(where(c, a, 0.5).dtype(), DType::f32);
+  EXPECT_EQ(values(where(c, 7, a)), V({7, 2, 7}));
+  Tensor ss = where(c, 1.5, 0);
+  EXPECT_EQ(ss.dtype(), DType::f32);
+  EXPECT_EQ(values(ss), V({1.5, 0, 1.5}));
+  // A [2,1] condition broadcast against [3] values.
+  Tensor c2 = make({2, 1}, {0, 1}, DType::boolean);
+  Tensor wb = where(c2, a, make1({9, 9, 9}, DType::i32));
+  EXPECT_EQ(wb.sizes(), Shape({2, 3}));
+  EXPECT_EQ(values(wb), V({9, 9, 9, 1, 2, 3}));
+  Tensor out = Tensor::empty({2, 3}, DType::f64);
+  where_out(out, c2, a, b);
+  EXPECT_EQ(values(out), V({-1, -2, -3, 1, 2, 3}));
+  EXPECT_ERROR(where(make1({1, 0, 1}), a, b), "condition to be bool");
+  for (DType t : kAllDTypes) {
+    Tensor x = make1({1, 0, 1}, t), y = make1({0, 1, 0}, t);
+    EXPECT_EQ(values(where(c, x, y)), V({1, 1, 1})) << dtype_name(t);
+  }
+}
+
+TEST(PointwiseBinary, ReducedFloatRoundsOncePerOp) {
+  // 1 + 2^-8 is halfway between two bf16 values: round to even (1.0).
+  Tensor a = make1({1, 1, 1}, DType::bf16);
+  Tensor b = make1({0.00390625, 0.005859375, 0.0078125}, DType::bf16);
+  EXPECT_EQ(values(add(a, b)), V({1.0, 1.0078125, 1.0078125}));
+  // Any result: float math on the loaded values, then one round to nearest even.
+  auto va = randoms(64, -4, 4, 7), vb = randoms(64, -4, 4, 8);
+  for (DType t : {DType::bf16, DType::f16}) {
+    Tensor x = make1(va, t), y = make1(vb, t);
+    auto xs = values(x), ys = values(y);
+    auto r = values(add(x, y, 3)), m = values(mul(x, y)), q = values(div(x, y));
+    for (size_t i = 0; i < va.size(); ++i) {
+      float fx = float(xs[i]), fy = float(ys[i]);
+      auto round = [&](float f) {
+        return t == DType::bf16 ? double(float(BFloat16(f))) : double(float(Half(f)));
+      };
+      ASSERT_EQ(r[i], round(fx + 3.0f * fy)) << i;
+      ASSERT_EQ(m[i], round(fx * fy)) << i;
+      ASSERT_EQ(q[i], round(fx / fy)) << i;
+    }
+  }
+  // mul/div keep a Scalar (or a one-element second tensor) in float for bf16, as
+  // PyTorch's CPU kernels; add casts it to bf16 first.
+  Tensor one = make1({1}, DType::bf16);
+  const double third = 1.0 / 3.0;
+  EXPECT_EQ(values(mul(one, third)), V({double(float(BFloat16(float(third))))}));
+  Tensor x = make1({3}, DType::bf16);
+  EXPECT_EQ(values(mul(x, 0.1))[0], double(float(BFloat16(3.0f * 0.1f))));
+  EXPECT_EQ(values(mul(x, make({}, {0.1}, DType::f32)))[0], double(float(BFloat16(3.0f * 0.1f))));
+  EXPECT_EQ(values(add(x, 0.1))[0], double(float(BFloat16(3.0f + float(BFloat16(0.1f))))));
+}
+
+TEST(PointwiseBinary, EmptyAndZeroDim) {
+  Tensor e = add(Tensor::empty({0, 3}), iota({3}));
+  EXPECT_EQ(e.sizes(), Shape({0, 3}));
+  EXPECT_EQ(div(Tensor::empty({0}, DType::i64), Tensor::empty({0}, DType::i64), "floor").numel(), 0);
+  Tensor z = mul(make({}, {3}), make({}, {4}));
+  EXPECT_EQ(z.dim(), 0);
+  EXPECT_EQ(z.item(), 12);
+  Tensor s = sub(make({}, {3}, DType::i32), 1);
+  EXPECT_EQ(s.dtype(), DType::i32);
+  EXPECT_EQ(s.item(), 2);
+  EXPECT_EQ(add(make({}, {1}, DType::i64), make1({1, 2}, DType::i32)).dtype(), DType::i32);
+}
+
+TEST(PointwiseBinary, IntegerOverflowWraps) {
+  const double big = double(std::numeric_limits<int32_t>::max());
+  Tensor i = make1({big}, DType::i32);
+  EXPECT_EQ(values(add(i, 1)), V({double(std::numeric_limits<int32_t>::min())}));
+  EXPECT_EQ(values(mul(i, 2)), V({-2}));
+}
+
+}  // namespace
+}  // namespace symmflow::kernels

@@ -1,0 +1,69 @@
+// Reductions over a set of dims: sum, mean, amax, amin. `dims` empty means every
+// dim; negative dims count from the end; keepdim leaves the reduced dims as size 1.
+// The input may be any strided view. On a meta input the output is a meta tensor.
+//
+// Determinism: each output element is reduced sequentially over its inputs in
+// row-major order of the reduced dims, so the same input always gives bitwise
+// the same result. Accumulators, by output dtype: f64 and f32 in double,
+// bf16/f16 in float (each rounds once at the end), integers and bool in i64.
+//
+//   Tensor x = ...;                           // f32[2, 3, 4]
+//   Tensor s = sum(x, {0, -1});               // f32[3]
+//   Tensor m = mean(x, {1}, /*keepdim=*/true); // f32[2, 1, 4]
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+
+#include "symmflow/core/tensor.h"
+
+namespace symmflow::kernels {
+
+// dtype: the output dtype (the input is converted to it first). Default: the
+// input dtype for floating inputs, i64 for integer and bool inputs (PyTorch).
+Tensor sum(const Tensor& t, const Shape& dims = {}, bool keepdim = false,
+           std::optional<DType> dtype = std::nullopt);
+// Floating inputs only (or a floating dtype); an integer input is an error, as in
+// PyTorch. The mean of an empty reduction is NaN.
+Tensor mean(const Tensor& t, const Shape& dims = {}, bool keepdim = false,
+            std::optional<DType> dtype = std::nullopt);
+// Max / min, same dtype as the input; NaN propagates. A reduction over zero
+// elements is an error.
+Tensor amax(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+
+// The output shape of reducing `sizes` over `dims` (validated; errors name `op`).
+Shape reduced_shape(const char* op, const Shape& sizes, const Shape& dims, bool keepdim);
+
+// Calls fn(offset) for every element of the geometry (sizes, strides), in
+// row-major order; offsets are in elements, starting at `base`.
+template <typename F>
+void for_each_offset(std::span<const int64_t> sizes, std::span<const int64_t> strides,
+                     int64_t base, F&& fn) {
+  const size_t nd = sizes.size();
+  for (int64_t s : sizes)
+    if (s == 0) return;
+  if (nd == 0) {
+    fn(base);
+    return;
+  }
+  std::vector<int64_t> idx(nd, 0);
+  const int64_t inner = sizes[nd - 1], inner_stride = strides[nd - 1];
+  int64_t off = base;
+  while (true) {
+    for (int64_t i = 0; i < inner; ++i) fn(off + i * inner_stride);
+    size_t d = nd - 1;
+    while (true) {
+      if (d == 0) return;
+      --d;
+      if (++idx[d] < sizes[d]) {
+        off += strides[d];
+        break;
+      }
+      off -= strides[d] * (sizes[d] - 1);
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace symmflow::kernels

@@ -1,0 +1,207 @@
+#include "symmflow/kernels/reduce.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/views.h"
+
+namespace symmflow::kernels {
+namespace {
+
+Tensor from(std::vector<double> v, Shape s, DType t = DType::f32) {
+  Tensor out = Tensor::empty(s, t);
+  SF_DISPATCH(t, {
+    T* p = out.data<T>();
+    for (size_t i = 0; i < v.size(); ++i) p[i] = Scalar(v[i]).to<T>();
+  });
+  return out;
+}
+
+Tensor iota(Shape s, DType t = DType::f32) {
+  std::vector<double> v(size_t(numel_of(s)));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = double(i);
+  return from(v, s, t);
+}
+
+std::vector<double> values(const Tensor& t) {
+  Tensor c = to_dtype(t, DType::f64);
+  const double* p = c.data<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+
+const DType kAll[] = {DType::f32, DType::f64, DType::bf16, DType::f16,
+                      DType::i32, DType::i64, DType::boolean};
+
+TEST(Reduce, SumAllDimsEveryDType) {
+  for (DType dt : kAll) {
+    Tensor a = iota({2, 3}, dt);  // bool: 0 1 1 1 1 1
+    Tensor s = sum(a);
+    EXPECT_EQ(s.dim(), 0);
+    EXPECT_EQ(s.dtype(), is_floating(dt) ? dt : DType::i64) << dtype_name(dt);
+    EXPECT_EQ(s.item(), dt == DType::boolean ? 5.0 : 15.0) << dtype_name(dt);
+  }
+}
+
+TEST(Reduce, SumOverDimsNegativeAndKeepdim) {
+  Tensor a = iota({2, 3, 4});  // a[i][j][k] = 12i + 4j + k
+  Tensor s0 = sum(a, {0});
+  EXPECT_EQ(s0.sizes(), (Shape{3, 4}));
+  EXPECT_EQ(values(s0), (std::vector<double>{12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34}));
+  Tensor s = sum(a, {0, -1});
+  EXPECT_EQ(s.sizes(), (Shape{3}));
+  // j: sum over i < 2, k < 4 of (12i + 4j + k) = 4*12 + 8*4j + 2*6 = 60 + 32j
+  EXPECT_EQ(values(s), (std::vector<double>{60, 92, 124}));
+  Tensor k = sum(a, {-1, 0}, /*keepdim=*/true);
+  EXPECT_EQ(k.sizes(), (Shape{1, 3, 1}));
+  EXPECT_EQ(values(k), (std::vector<double>{60, 92, 124}));
+  Tensor k1 = sum(a, {1}, true);
+  EXPECT_EQ(k1.sizes(), (Shape{2, 1, 4}));
+  EXPECT_EQ(values(k1), (std::vector<double>{12, 15, 18, 21, 48, 51, 54, 57}));
+  EXPECT_EQ(sum(a, {}, true).sizes(), (Shape{1, 1, 1}));
+  EXPECT_EQ(sum(a, {0, 1, 2}).item(), 276.0);
+  EXPECT_THROW(sum(a, {3}), Error);
+  EXPECT_THROW(sum(a, {1, -2}), Error);  // repeated
+}
+
+TEST(Reduce, NonContiguousInput) {
+  Tensor a = iota({3, 4});
+  Tensor at = transpose(a, 0, 1);  // [4, 3]
+  EXPECT_EQ(values(sum(at, {1})), (std::vector<double>{12, 15, 18, 21}));
+  EXPECT_EQ(values(sum(at, {0})), (std::vector<double>{6, 22, 38}));
+  Tensor s = slice(a, 1, 1, {}, 2);  // columns 1, 3
+  EXPECT_EQ(values(sum(s, {0})), (std::vector<double>{15, 21}));
+  Tensor e = expand(from({1, 2}, {2, 1}), {2, 5});
+  EXPECT_EQ(values(sum(e, {1})), (std::vector<double>{5, 10}));
+  EXPECT_EQ(values(amax(at, {1})), (std::vector<double>{8, 9, 10, 11}));
+}
+
+TEST(Reduce, SumDTypeArgAndIntAccumulation) {
+  Tensor a = from({1.5, 2.5, 3.75}, {3});
+  EXPECT_EQ(sum(a, {}, false, DType::f64).dtype(), DType::f64);
+  EXPECT_EQ(sum(a, {}, false, DType::f64).item(), 7.75);
+  EXPECT_EQ(sum(a, {}, false, DType::i64).item(), 6.0);  // converted to int first
+  // i32 sums into i64 without overflow.
+  Tensor big = from({2147483647.0, 2147483647.0}, {2}, DType::i32);
+  Tensor s = sum(big);
+  EXPECT_EQ(s.dtype(), DType::i64);
+  EXPECT_EQ(s.data<int64_t>()[0], int64_t(2) * 2147483647);
+  EXPECT_EQ(sum(big, {}, false, DType::i32).dtype(), DType::i32);
+}
+
+TEST(Reduce, HalfTypesAccumulateInFloat) {
+  // 1 + 256 * 1/256 in bf16 step by step would stall at 2 (bf16 has 8 bits);
+  // accumulated in float the sum is exact: 1 + 2048 * 2^-8 = 9.
+  std::vector<double> v(2049, 1.0 / 256);
+  v[0] = 1.0;
+  for (DType dt : {DType::bf16, DType::f16}) {
+    Tensor s = sum(from(v, {2049}, dt));
+    EXPECT_EQ(s.dtype(), dt);
+    EXPECT_EQ(s.item(), 9.0) << dtype_name(dt);
+  }
+}
+
+TEST(Reduce, Deterministic) {
+  std::vector<double> v(10007);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * 1e3;
+  Tensor a = from(v, {10007});
+  float first = sum(a).data<float>()[0];
+  for (int r = 0; r < 5; ++r) EXPECT_EQ(sum(a).data<float>()[0], first);
+  // The loop order depends on the layout (reduced dims outer or inner), the
+  // summation order does not: both layouts give bitwise the same result.
+  for (DType dt : {DType::f32, DType::bf16, DType::f16}) {
+    Tensor x = to_dtype(view(slice(a, 0, 0, 10000), {1000, 10}), dt);
+    Tensor xt = contiguous(transpose(x, 0, 1));  // [10, 1000]
+    for (auto [p, q] : {std::pair{sum(x, {0}), sum(xt, {1})}, std::pair{amax(x, {0}), amax(xt, {1})},
+                        std::pair{mean(x, {0}), mean(xt, {1})}}) {
+      ASSERT_EQ(p.nbytes(), q.nbytes());
+      EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), p.nbytes()), 0) << dtype_name(dt);
+    }
+  }
+}
+
+TEST(Reduce, Mean) {
+  Tensor a = iota({2, 3});
+  EXPECT_EQ(mean(a).item(), 2.5);
+  EXPECT_EQ(values(mean(a, {1})), (std::vector<double>{1, 4}));
+  EXPECT_EQ(values(mean(a, {-2}, true)), (std::vector<double>{1.5, 2.5, 3.5}));
+  EXPECT_EQ(mean(a, {-2}, true).sizes(), (Shape{1, 3}));
+  for (DType dt : {DType::f64, DType::bf16, DType::f16}) {
+    Tensor m = mean(iota({4}, dt));
+    EXPECT_EQ(m.dtype(), dt);
+    EXPECT_EQ(m.item(), 1.5);
+  }
+  EXPECT_TRUE(std::isnan(mean(Tensor::empty({0})).item()));
+}
+
+TEST(Reduce, MeanOfIntsIsAnError) {
+  EXPECT_THROW(mean(iota({3}, DType::i64)), Error);
+  EXPECT_THROW(mean(iota({3}, DType::i32)), Error);
+  EXPECT_THROW(mean(iota({3}, DType::boolean)), Error);
+  EXPECT_THROW(mean(iota({3}), {}, false, DType::i64), Error);
+  // With a floating dtype it is allowed, as in PyTorch.
+  EXPECT_EQ(mean(iota({3}, DType::i64), {}, false, DType::f32).item(), 1.0);
+}
+
+TEST(Reduce, AmaxAminEveryDType) {
+  for (DType dt : kAll) {
+    Tensor a = from({3, 0, 1, 2, 1, 0}, {2, 3}, dt);
+    if (dt == DType::boolean) {
+      EXPECT_EQ(values(amax(a, {1})), (std::vector<double>{1, 1})) << dtype_name(dt);
+      EXPECT_EQ(values(amin(a, {1})), (std::vector<double>{0, 0})) << dtype_name(dt);
+      continue;
+    }
+    EXPECT_EQ(amax(a).dtype(), dt);
+    EXPECT_EQ(amax(a).item(), 3.0) << dtype_name(dt);
+    EXPECT_EQ(amin(a).item(), 0.0) << dtype_name(dt);
+    EXPECT_EQ(values(amax(a, {1})), (std::vector<double>{3, 2})) << dtype_name(dt);
+    EXPECT_EQ(values(amin(a, {0})), (std::vector<double>{2, 0, 0})) << dtype_name(dt);
+    EXPECT_EQ(amax(a, {-1}, true).sizes(), (Shape{2, 1}));
+  }
+  Tensor neg = from({-5, -3, -9}, {3});
+  EXPECT_EQ(amax(neg).item(), -3.0);
+  EXPECT_EQ(amin(neg).item(), -9.0);
+}
+
+TEST(Reduce, AmaxPropagatesNaNAndRejectsEmpty) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(amax(from({1, nan, 3}, {3})).item()));
+  EXPECT_TRUE(std::isnan(amin(from({nan, 1, 3}, {3})).item()));
+  EXPECT_TRUE(std::isnan(amax(from({1, 3, nan}, {3}, DType::bf16)).item()));
+  EXPECT_THROW(amax(Tensor::empty({0})), Error);
+  EXPECT_THROW(amin(Tensor::empty({2, 0}), {1}), Error);
+  EXPECT_EQ(amax(Tensor::empty({0, 3}), {1}).sizes(), (Shape{0}));  // nothing reduced over 0
+  EXPECT_EQ(sum(Tensor::empty({0, 3}), {0}).sizes(), (Shape{3}));
+  EXPECT_EQ(values(sum(Tensor::empty({0, 3}), {0})), (std::vector<double>{0, 0, 0}));
+}
+
+TEST(Reduce, ZeroDim) {
+  Tensor s = from({4}, {});
+  EXPECT_EQ(sum(s).item(), 4.0);
+  EXPECT_EQ(sum(s, {0}).item(), 4.0);
+  EXPECT_EQ(amax(s, {-1}).item(), 4.0);
+  EXPECT_THROW(sum(s, {1}), Error);
+}
+
+TEST(Reduce, MetaGivesMeta) {
+  Tensor m = Tensor::meta({2, 3, 4}, DType::bf16);
+  EXPECT_TRUE(sum(m, {1}).is_meta());
+  EXPECT_EQ(sum(m, {1}).sizes(), (Shape{2, 4}));
+  EXPECT_EQ(sum(m, {1}).dtype(), DType::bf16);
+  EXPECT_EQ(sum(Tensor::meta({3}, DType::i32)).dtype(), DType::i64);
+  EXPECT_EQ(mean(m, {0, 2}, true).sizes(), (Shape{1, 3, 1}));
+  EXPECT_TRUE(mean(m).is_meta());
+  EXPECT_EQ(amax(m, {-1}).sizes(), (Shape{2, 3}));
+  EXPECT_TRUE(amin(m).is_meta());
+  EXPECT_EQ(amin(m).sizes(), Shape{});
+  EXPECT_THROW(sum(m, {5}), Error);
+  EXPECT_THROW(mean(Tensor::meta({3}, DType::i64)), Error);
+  EXPECT_THROW(amax(Tensor::meta({0}, DType::f32)), Error);
+  EXPECT_EQ(reduced_shape("sum", {2, 3, 4}, {-1}, true), (Shape{2, 3, 1}));
+}
+
+}  // namespace
+}  // namespace symmflow::kernels

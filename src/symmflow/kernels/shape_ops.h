@@ -1,0 +1,21 @@
+// Joining tensors: cat along an existing dim, stack along a new one. The output
+// dtype is the promotion of every input dtype (PyTorch's result_type); inputs are
+// converted while they are copied. On any meta input the output is meta.
+//
+//   Tensor c = cat({a, b}, 1);      // f32[2, 3] ++ f32[2, 5] -> f32[2, 8]
+//   Tensor s = stack({a, a}, 0);    // f32[2, 3] x2 -> f32[2, 2, 3]
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "symmflow/core/tensor.h"
+
+namespace symmflow::kernels {
+
+// Shapes must agree except along dim. As PyTorch's legacy rule, 1-D tensors of
+// size 0 are skipped (they may have any other shape); 0-D tensors are an error.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Every tensor must have the same shape; dim is in [-(ndim+1), ndim].
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+
+}  // namespace symmflow::kernels

@@ -1,0 +1,79 @@
+#include "symmflow/kernels/softmax.h"
+
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/reduce.h"
+
+namespace symmflow::kernels {
+namespace {
+
+template <typename T, bool kLog>
+void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  // x and out are both contiguous with the same shape: one offset serves both.
+  Shape sizes = x.sizes(), strides = x.strides();
+  if (sizes.empty()) sizes = strides = {1};
+  const int64_t n = sizes[dim], stride = strides[dim];
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  const T* in = static_cast<const T*>(x.data_ptr());
+  T* o = static_cast<T*>(out.data_ptr());
+  std::vector<C> row(size_t(std::max<int64_t>(n, 0)));
+  if (n == 0) return;
+  for_each_offset(sizes, strides, 0, [&](int64_t base) {
+    C m = C(in[base]);
+    for (int64_t i = 0; i < n; ++i) {
+      row[i] = C(in[base + i * stride]);
+      if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
+    }
+    C s = 0;
+    if constexpr (kLog) {
+      for (int64_t i = 0; i < n; ++i) {
+        row[i] -= m;
+        s += std::exp(row[i]);
+      }
+      const C ls = std::log(s);
+      for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        row[i] = std::exp(row[i] - m);
+        s += row[i];
+      }
+      for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] / s);
+    }
+  });
+}
+
+template <bool kLog>
+Tensor run(const char* op, const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  const DType out_dt = dtype.value_or(t.dtype());
+  SF_CHECK(is_floating(out_dt), "{}: expected a floating-point input or dtype, got {}{}", op,
+           t.type_string(), dtype ? fmt::format(" with dtype {}", dtype_name(*dtype)) : "");
+  const int64_t d = wrap_dim(dim, t.dim());
+  if (t.is_meta()) return Tensor::meta(t.sizes(), out_dt);
+  Tensor x = t.dtype() == out_dt ? contiguous(t) : to_dtype(t, out_dt);
+  Tensor out = Tensor::empty(t.sizes(), out_dt);
+  switch (out_dt) {
+    case DType::f32: softmax_kernel<float, kLog>(x, d, out); break;
+    case DType::f64: softmax_kernel<double, kLog>(x, d, out); break;
+    case DType::bf16: softmax_kernel<BFloat16, kLog>(x, d, out); break;
+    case DType::f16: softmax_kernel<Half, kLog>(x, d, out); break;
+    default: break;
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  return run<false>("softmax", t, dim, dtype);
+}
+
+Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  return run<true>("log_softmax", t, dim, dtype);
+}
+
+}  // namespace symmflow::kernels

@@ -1,0 +1,66 @@
+// Unary pointwise ops: the SF_POINTWISE_UNARY_OPS table of pointwise.h, and gelu.
+#include "symmflow/kernels/pointwise.h"
+#include "symmflow/kernels/pointwise_impl.h"
+
+namespace symmflow::kernels {
+
+using namespace pointwise_detail;
+
+namespace {
+
+// Each op: functional, in place and out=, running functor F on the compute type.
+template <unsigned Set, typename F>
+Tensor run_unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x) {
+  return unary<Set>(name, int_to_float, dest, x, [](auto) { return F{}; });
+}
+
+void check_not_bool(std::string_view op, const Tensor& x) {
+  if (op == "neg")
+    SF_CHECK(x.dtype() != DType::boolean,
+             "neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
+             "trying to invert a mask, use logical_not() instead");
+}
+
+}  // namespace
+
+#define SF_DEFINE_UNARY(name, F, to_float, dtypes)                                          \
+  Tensor name(const Tensor& x) {                                                            \
+    check_not_bool(#name, x);                                                               \
+    return run_unary<dtypes, functors::F>(#name, to_float, Dest::fresh(), x);               \
+  }                                                                                         \
+  const Tensor& name##_(const Tensor& self) {                                               \
+    check_not_bool(#name, self);                                                            \
+    run_unary<dtypes, functors::F>(#name "_", to_float, Dest::in_place(self), self);        \
+    return self;                                                                            \
+  }                                                                                         \
+  const Tensor& name##_out(const Tensor& out, const Tensor& x) {                            \
+    check_not_bool(#name, x);                                                               \
+    run_unary<dtypes, functors::F>(#name "_out", to_float, Dest::into(out), x);             \
+    return out;                                                                             \
+  }
+SF_POINTWISE_UNARY_OPS(SF_DEFINE_UNARY)
+#undef SF_DEFINE_UNARY
+
+namespace {
+
+Tensor run_gelu(std::string_view name, Dest dest, const Tensor& x, std::string_view approximate) {
+  if (approximate == "none") return run_unary<kFloats, functors::Gelu>(name, false, dest, x);
+  if (approximate == "tanh") return run_unary<kFloats, functors::GeluTanh>(name, false, dest, x);
+  fail("{}: approximate must be \"none\" or \"tanh\", got \"{}\"", name, approximate);
+}
+
+}  // namespace
+
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  return run_gelu("gelu", Dest::fresh(), x, approximate);
+}
+const Tensor& gelu_(const Tensor& self, std::string_view approximate) {
+  run_gelu("gelu_", Dest::in_place(self), self, approximate);
+  return self;
+}
+const Tensor& gelu_out(const Tensor& out, const Tensor& x, std::string_view approximate) {
+  run_gelu("gelu_out", Dest::into(out), x, approximate);
+  return out;
+}
+
+}  // namespace symmflow::kernels

@@ -1,0 +1,176 @@
+// Unary ops of pointwise.h: values, dtypes, promotion, in place, meta.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "symmflow/kernels/pointwise.h"
+#include "symmflow/kernels/pointwise_testing.h"
+
+namespace symmflow::kernels {
+namespace {
+
+using namespace testing;
+using V = std::vector<double>;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+bool throws_with(auto&& fn, std::string_view substr) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return std::string_view(e.what()).find(substr) != std::string_view::npos;
+  }
+  return false;
+}
+
+TEST(PointwiseUnary, HandComputedValues) {
+  Tensor x = make1({0, 1, 4, 0.25});
+  EXPECT_EQ(values(sqrt(x)), V({0, 1, 2, 0.5}));
+  EXPECT_EQ(values(rsqrt(make1({1, 4, 0.25}))), V({1, 0.5, 2}));
+  EXPECT_EQ(values(rsqrt(make1({0})))[0], INFINITY);
+  EXPECT_EQ(values(exp(make1({0})))[0], 1);
+  EXPECT_EQ(values(exp(make1({1})))[0], double(std::exp(1.0f)));
+  EXPECT_EQ(values(log(make1({1, 0})))[0], 0);
+  EXPECT_EQ(values(log(make1({1, 0})))[1], -INFINITY);
+  EXPECT_TRUE(std::isnan(values(log(make1({-1})))[0]));
+  EXPECT_EQ(values(sin(make1({0})))[0], 0);
+  EXPECT_EQ(values(cos(make1({0})))[0], 1);
+  EXPECT_EQ(values(tanh(make1({0, 100, -100}))), V({0, 1, -1}));
+  EXPECT_EQ(values(sigmoid(make1({0, 100, -200}))), V({0.5, 1, 0}));
+  EXPECT_EQ(values(neg(make1({1, -2, 0}))), V({-1, 2, -0.0}));
+  EXPECT_EQ(values(abs(make1({1, -2, -0.0}))), V({1, 2, 0}));
+  EXPECT_FALSE(std::signbit(values(abs(make1({-0.0})))[0]));
+  // sigmoid is 1 / (1 + exp(-x)) in float; rsqrt is 1 / sqrt(x).
+  const float s = 1.0f / (1.0f + std::exp(-0.75f));
+  EXPECT_EQ(values(sigmoid(make1({0.75})))[0], double(s));
+  EXPECT_EQ(values(rsqrt(make1({3})))[0], double(1.0f / std::sqrt(3.0f)));
+}
+
+TEST(PointwiseUnary, ReluKeepsNaNAndNegativeZero) {
+  auto r = values(relu(make1({-1, 2, kNaN, -0.0, 0})));
+  EXPECT_EQ(r[0], 0);
+  EXPECT_EQ(r[1], 2);
+  EXPECT_TRUE(std::isnan(r[2]));
+  EXPECT_TRUE(std::signbit(r[3]));  // PyTorch: clamp_min(-0.0, 0) == -0.0
+  EXPECT_EQ(r[4], 0);
+  Tensor i = make1({-3, 3}, DType::i32);
+  EXPECT_EQ(relu(i).dtype(), DType::i32);
+  EXPECT_EQ(values(relu(i)), V({0, 3}));
+  for (DType t : kFloatDTypes) EXPECT_TRUE(std::isnan(values(relu(make1({kNaN}, t)))[0]));
+  EXPECT_TRUE(throws_with([] { relu(make1({1}, DType::boolean)); }, "not implemented for dtype bool"));
+}
+
+TEST(PointwiseUnary, Gelu) {
+  auto v = randoms(40, -5, 5, 3);
+  v.push_back(0);
+  Tensor x = make1(v);
+  auto ge = values(gelu(x)), gt = values(gelu(x, "tanh"));
+  for (size_t i = 0; i < v.size(); ++i) {
+    float f = float(v[i]);
+    float want = f * 0.5f * (1.0f + std::erf(f * float(M_SQRT1_2)));
+    float c = f * f * f;
+    float want_t =
+        0.5f * f * (1.0f + std::tanh(float(M_SQRT2 * M_2_SQRTPI * 0.5) * (f + 0.044715f * c)));
+    ASSERT_EQ(ge[i], double(want)) << f;
+    ASSERT_EQ(gt[i], double(want_t)) << f;
+  }
+  EXPECT_EQ(values(gelu(make1({0, 1})))[1], double(0.5f * (1.0f + std::erf(float(M_SQRT1_2)))));
+  EXPECT_TRUE(throws_with([] { gelu(make1({1}), "fast"); }, "approximate"));
+  EXPECT_TRUE(throws_with([] { gelu(make1({1}, DType::i64)); }, "not implemented for dtype i64"));
+  EXPECT_TRUE(throws_with([] { gelu(Tensor::meta({2}, DType::i64)); }, "dtype i64"));
+  Tensor y = make1({1, -1});
+  gelu_(y, "tanh");
+  EXPECT_EQ(values(y), values(gelu(make1({1, -1}), "tanh")));
+}
+
+TEST(PointwiseUnary, IntegersPromoteToFloat) {
+  Tensor i = make1({0, 1, 4}, DType::i64);
+  for (auto fn : {+[](const Tensor& t) { return exp(t); }, +[](const Tensor& t) { return log(t); },
+                  +[](const Tensor& t) { return sqrt(t); }, +[](const Tensor& t) { return rsqrt(t); },
+                  +[](const Tensor& t) { return sin(t); }, +[](const Tensor& t) { return cos(t); },
+                  +[](const Tensor& t) { return tanh(t); },
+                  +[](const Tensor& t) { return sigmoid(t); }}) {
+    EXPECT_EQ(fn(i).dtype(), DType::f32);
+    EXPECT_EQ(fn(make1({1, 0}, DType::boolean)).dtype(), DType::f32);
+    EXPECT_EQ(fn(Tensor::meta({3}, DType::i32)).dtype(), DType::f32);
+  }
+  EXPECT_EQ(values(sqrt(i)), V({0, 1, 2}));
+  EXPECT_EQ(neg(i).dtype(), DType::i64);
+  EXPECT_EQ(values(neg(i)), V({0, -1, -4}));
+  EXPECT_EQ(values(abs(make1({-7, 7}, DType::i32))), V({7, 7}));
+  EXPECT_TRUE(throws_with([&] { exp_(i); }, "result type f32 can't be cast to the desired output type i64"));
+  EXPECT_TRUE(throws_with([] { neg(make1({1}, DType::boolean)); }, "bool tensor is not supported"));
+  EXPECT_EQ(values(abs(make1({1, 0}, DType::boolean))), V({1, 0}));
+}
+
+TEST(PointwiseUnary, EveryFloatDTypeMatchesComputeTypeThenRounds) {
+  auto v = randoms(50, 0.1, 3, 11);
+  for (DType t : kFloatDTypes) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    Tensor x = make1(v, t);
+    auto xs = values(x);
+    auto round = [&](double r) -> double {
+      switch (t) {
+        case DType::f32: return float(r);
+        case DType::bf16: return float(BFloat16(float(r)));
+        case DType::f16: return float(Half(float(r)));
+        default: return r;
+      }
+    };
+    // Compute as the kernel does: f64 natively, everything else in float.
+    auto ref = [&](auto fn, double xv) -> double {
+      return t == DType::f64 ? fn(xv) : round(double(fn(float(xv))));
+    };
+    auto e = values(exp(x)), l = values(log(x)), s = values(sqrt(x)), th = values(tanh(x));
+    auto sg = values(sigmoid(x));
+    for (size_t i = 0; i < v.size(); ++i) {
+      ASSERT_EQ(e[i], ref([](auto a) { return std::exp(a); }, xs[i]));
+      ASSERT_EQ(l[i], ref([](auto a) { return std::log(a); }, xs[i]));
+      ASSERT_EQ(s[i], ref([](auto a) { return std::sqrt(a); }, xs[i]));
+      ASSERT_EQ(th[i], ref([](auto a) { return std::tanh(a); }, xs[i]));
+      ASSERT_EQ(sg[i], ref([](auto a) { return decltype(a)(1) / (decltype(a)(1) + std::exp(-a)); }, xs[i]));
+    }
+    EXPECT_EQ(exp(x).dtype(), t);
+  }
+}
+
+TEST(PointwiseUnary, InPlaceAndOutThroughViews) {
+  Tensor m = iota({3, 3}, DType::f32, 1, -4);  // -4 .. 4
+  Tensor col = m.as_strided({3}, {3}, 2);     // column 2: -2, 1, 4
+  const Tensor& r = relu_(col);
+  EXPECT_TRUE(r.is_same(col));
+  EXPECT_EQ(values(m), V({-4, -3, 0, -1, 0, 1, 2, 3, 4}));
+  Tensor tr = m.as_strided({3, 3}, {1, 3}, 0);
+  neg_(tr);
+  EXPECT_EQ(values(m), V({4, 3, 0, 1, 0, -1, -2, -3, -4}));
+  abs_(m);
+  EXPECT_EQ(values(m), V({4, 3, 0, 1, 0, 1, 2, 3, 4}));
+  sqrt_(m);
+  EXPECT_EQ(values(m), V({2, std::sqrt(3.0f), 0, 1, 0, 1, std::sqrt(2.0f), std::sqrt(3.0f), 2}));
+  Tensor out = Tensor::empty({3}, DType::f64);
+  exp_out(out, make1({0, 0, 0}, DType::i32));
+  EXPECT_EQ(values(out), V({1, 1, 1}));
+  Tensor empty = Tensor::empty({0});
+  sigmoid_out(empty, make1({0, 0}));
+  EXPECT_EQ(values(empty), V({0.5, 0.5}));
+  EXPECT_TRUE(throws_with([] { tanh_out(Tensor::empty({3}), make1({0, 0})); }, "out= has shape [3]"));
+  EXPECT_TRUE(throws_with([] { sin_out(Tensor::empty({1}, DType::i32), make1({0})); }, "can't be cast"));
+  for (auto* f : {&exp_, &log_, &sin_, &cos_, &tanh_, &sigmoid_, &rsqrt_}) {
+    Tensor a = make1({1, 2});
+    EXPECT_TRUE(f(a).is_same(a));
+  }
+}
+
+TEST(PointwiseUnary, MetaInputs) {
+  Tensor m = Tensor::meta({2, 5}, DType::bf16);
+  for (Tensor r : {exp(m), neg(m), relu(m), gelu(m), sigmoid(m)}) {
+    EXPECT_TRUE(r.is_meta());
+    EXPECT_EQ(r.sizes(), Shape({2, 5}));
+    EXPECT_EQ(r.dtype(), DType::bf16);
+  }
+  EXPECT_TRUE(exp_(m).is_meta());
+  EXPECT_TRUE(throws_with([&] { exp_out(Tensor::meta({3}, DType::f32), m); }, "out= has shape"));
+}
+
+}  // namespace
+}  // namespace symmflow::kernels

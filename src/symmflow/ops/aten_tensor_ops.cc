@@ -1,0 +1,149 @@
+// aten:: views, reductions, softmax, matmul, factories, cat/stack with PyTorch's
+// schemas. Views return `Tensor(a)`: the result aliases self's storage.
+#include "symmflow/kernels/factories.h"
+#include "symmflow/kernels/matmul.h"
+#include "symmflow/kernels/reduce.h"
+#include "symmflow/kernels/shape_ops.h"
+#include "symmflow/kernels/softmax.h"
+#include "symmflow/kernels/views.h"
+#include "symmflow/ops/boxing.h"
+
+namespace symmflow::ops {
+namespace k = symmflow::kernels;
+
+namespace {
+
+void register_views(Library& m) {
+  m.def("view(Tensor(a) self, SymInt[] size) -> Tensor(a)");
+  m.def("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)");
+  m.def("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)");
+  m.def("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)");
+  m.def("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)");
+  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
+  m.def("t(Tensor(a) self) -> Tensor(a)");
+  m.def("permute(Tensor(a) self, int[] dims) -> Tensor(a)");
+  m.def("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)");
+  m.def("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("squeeze(Tensor(a) self) -> Tensor(a)");
+  m.def("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)");
+  m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)");
+  m.def("alias(Tensor(a) self) -> Tensor(a)");
+  m.def("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)");
+  impl_both(m, "view", [](OpContext&, Args a) -> Results { return {k::view(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "reshape", [](OpContext&, Args a) -> Results { return {k::reshape(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "slice.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::slice(tensor_arg(a, 0), a[1].to_int(), opt_int_arg(a, 2), opt_int_arg(a, 3), a[4].to_int())};
+  });
+  impl_both(m, "select.int", [](OpContext&, Args a) -> Results { return {k::select(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())}; });
+  impl_both(m, "narrow", [](OpContext&, Args a) -> Results { return {k::narrow(tensor_arg(a, 0), a[1].to_int(), a[2].to_int(), a[3].to_int())}; });
+  impl_both(m, "transpose.int", [](OpContext&, Args a) -> Results { return {k::transpose(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())}; });
+  impl_both(m, "t", [](OpContext&, Args a) -> Results { return {k::t(tensor_arg(a, 0))}; });
+  impl_both(m, "permute", [](OpContext&, Args a) -> Results { return {k::permute(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "expand", [](OpContext&, Args a) -> Results { return {k::expand(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "unsqueeze", [](OpContext&, Args a) -> Results { return {k::unsqueeze(tensor_arg(a, 0), a[1].to_int())}; });
+  impl_both(m, "squeeze", [](OpContext&, Args a) -> Results { return {k::squeeze(tensor_arg(a, 0))}; });
+  impl_both(m, "squeeze.dim", [](OpContext&, Args a) -> Results { return {k::squeeze(tensor_arg(a, 0), a[1].to_int())}; });
+  impl_both(m, "flatten.using_ints", [](OpContext&, Args a) -> Results { return {k::flatten(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())}; });
+  impl_both(m, "alias", [](OpContext&, Args a) -> Results { return {k::alias(tensor_arg(a, 0))}; });
+  impl_both(m, "as_strided", [](OpContext&, Args a) -> Results {
+    return {k::as_strided(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2), opt_int_arg(a, 3))};
+  });
+}
+
+void register_reductions(Library& m) {
+  m.def("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor");
+  m.def("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor");
+  m.def("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor");
+  m.def("softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
+  m.def("log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor");
+  impl_both(m, "sum", [](OpContext&, Args a) -> Results { return {k::sum(tensor_arg(a, 0), {}, false, opt_dtype_arg(a, 1))}; });
+  impl_both(m, "sum.dim_IntList", [](OpContext&, Args a) -> Results {
+    return {k::sum(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool(), opt_dtype_arg(a, 3))};
+  });
+  impl_both(m, "mean", [](OpContext&, Args a) -> Results { return {k::mean(tensor_arg(a, 0), {}, false, opt_dtype_arg(a, 1))}; });
+  impl_both(m, "mean.dim", [](OpContext&, Args a) -> Results {
+    return {k::mean(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool(), opt_dtype_arg(a, 3))};
+  });
+  impl_both(m, "amax", [](OpContext&, Args a) -> Results { return {k::amax(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
+  impl_both(m, "amin", [](OpContext&, Args a) -> Results { return {k::amin(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
+  impl_both(m, "softmax.int", [](OpContext&, Args a) -> Results { return {k::softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
+  impl_both(m, "log_softmax.int", [](OpContext&, Args a) -> Results { return {k::log_softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
+}
+
+void register_matmul(Library& m) {
+  m.def("mm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("matmul(Tensor self, Tensor other) -> Tensor");
+  m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
+  impl_both(m, "mm", [](OpContext&, Args a) -> Results { return {k::mm(tensor_arg(a, 0), tensor_arg(a, 1))}; });
+  impl_both(m, "bmm", [](OpContext&, Args a) -> Results { return {k::bmm(tensor_arg(a, 0), tensor_arg(a, 1))}; });
+  impl_both(m, "matmul", [](OpContext&, Args a) -> Results { return {k::matmul(tensor_arg(a, 0), tensor_arg(a, 1))}; });
+  impl_both(m, "addmm", [](OpContext&, Args a) -> Results {
+    return {k::addmm(tensor_arg(a, 0), tensor_arg(a, 1), tensor_arg(a, 2), scalar_arg(a, 3), scalar_arg(a, 4))};
+  });
+  impl_both(m, "linear", [](OpContext&, Args a) -> Results {
+    return {k::linear(tensor_arg(a, 0), tensor_arg(a, 1), a[2].to_optional_tensor())};
+  });
+}
+
+void register_shape_ops(Library& m) {
+  m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
+  impl_both(m, "cat", [](OpContext&, Args a) -> Results { return {k::cat(a[0].to_tensor_list(), a[1].to_int())}; });
+  impl_both(m, "stack", [](OpContext&, Args a) -> Results { return {k::stack(a[0].to_tensor_list(), a[1].to_int())}; });
+}
+
+// Factories have no tensor input to say "meta", so the key decides.
+void register_factories(Library& m) {
+  constexpr const char* kOpts = "Layout? layout=None, Device? device=None, bool? pin_memory=None";
+  m.def(fmt::format("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, {}, MemoryFormat? memory_format=None) -> Tensor", kOpts));
+  m.def(fmt::format("zeros(SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("ones(SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("arange(Scalar end, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  // symmflow's generator is counter-based: element i depends only on (seed, i),
+  // so every rank and every mode draws the same numbers. The seed is explicit.
+  m.def(fmt::format("randn(SymInt[] size, *, int seed=0, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("rand(SymInt[] size, *, int seed=0, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  for (DispatchKey key : {DispatchKey::CPU, DispatchKey::Meta}) {
+    const bool meta = key == DispatchKey::Meta;
+    auto dt = [](Args a, size_t i) { return opt_dtype_arg(a, i).value_or(DType::f32); };
+    m.impl("empty.memory_format", [=](OpContext&, Args a) -> Results { return {k::empty(int_list_arg(a, 0), dt(a, 1), meta)}; }, key);
+    m.impl("zeros", [=](OpContext&, Args a) -> Results { return {k::zeros(int_list_arg(a, 0), dt(a, 1), meta)}; }, key);
+    m.impl("ones", [=](OpContext&, Args a) -> Results { return {k::ones(int_list_arg(a, 0), dt(a, 1), meta)}; }, key);
+    m.impl("full", [=](OpContext&, Args a) -> Results {
+      return {k::full(int_list_arg(a, 0), scalar_arg(a, 1), opt_dtype_arg(a, 2), meta)};
+    }, key);
+    m.impl("arange", [=](OpContext&, Args a) -> Results { return {k::arange(scalar_arg(a, 0), opt_dtype_arg(a, 1), meta)}; }, key);
+    m.impl("arange.start", [=](OpContext&, Args a) -> Results {
+      return {k::arange(scalar_arg(a, 0), scalar_arg(a, 1), Scalar(int64_t(1)), opt_dtype_arg(a, 2), meta)};
+    }, key);
+    m.impl("arange.start_step", [=](OpContext&, Args a) -> Results {
+      return {k::arange(scalar_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2), opt_dtype_arg(a, 3), meta)};
+    }, key);
+    m.impl("randn", [=](OpContext&, Args a) -> Results {
+      return {k::randn(int_list_arg(a, 0), dt(a, 2), uint64_t(a[1].to_int()), meta)};
+    }, key);
+    m.impl("rand", [=](OpContext&, Args a) -> Results {
+      return {k::rand(int_list_arg(a, 0), dt(a, 2), uint64_t(a[1].to_int()), meta)};
+    }, key);
+  }
+}
+
+}  // namespace
+
+SYMMFLOW_LIBRARY(aten, m) {
+  register_views(m);
+  register_reductions(m);
+  register_matmul(m);
+  register_shape_ops(m);
+  register_factories(m);
+}
+
+}  // namespace symmflow::ops

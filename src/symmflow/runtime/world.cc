@@ -1,0 +1,144 @@
+#include "symmflow/runtime/world.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "symmflow/core/error.h"
+#include "symmflow/runtime/shm_backend.h"
+#include "symmflow/runtime/wait.h"
+
+namespace symmflow::dist {
+
+namespace {
+
+struct WorldState {
+  std::unique_ptr<ShmBackend> backend;
+  // Groups in creation order; destroyed before the backend.
+  std::vector<std::unique_ptr<ProcessGroup>> groups;
+  std::map<std::string, ProcessGroup*> by_name;
+  size_t heap_bytes = 0;
+  bool check_heap = false;
+};
+
+std::mutex g_mu;
+WorldState* g_world = nullptr;
+
+WorldState& state(const char* op) {
+  SF_CHECK(g_world != nullptr, "dist::{}: the runtime is not initialized (call dist::init() first)",
+           op);
+  return *g_world;
+}
+
+// Online CPUs, not this process's affinity mask: a launcher that pins rank r
+// to CPU r leaves each rank one CPU, yet the ranks do not share cores.
+int usable_cpus() { return int(sysconf(_SC_NPROCESSORS_ONLN)); }
+
+}  // namespace
+
+size_t parse_bytes(const std::string& text, const char* what) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  size_t mult = 1;
+  if (end && *end) {
+    switch (*end) {
+      case 'k': case 'K': mult = size_t(1) << 10; break;
+      case 'm': case 'M': mult = size_t(1) << 20; break;
+      case 'g': case 'G': mult = size_t(1) << 30; break;
+      default: mult = 0;
+    }
+    if (mult && end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0') &&
+        !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
+      mult = 0;
+  }
+  SF_CHECK(errno == 0 && end != text.c_str() && mult != 0 && v > 0,
+           "{}: expected a positive size like 4096, 64M or 1G, found \"{}\"", what, text);
+  return size_t(v) * mult;
+}
+
+void init(const InitOptions& options) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (g_world) return;
+  auto w = std::make_unique<WorldState>();
+  LaunchEnv env = read_launch_env();
+  if (options.heap_bytes) {
+    w->heap_bytes = *options.heap_bytes;
+  } else if (const char* s = std::getenv("SYMMFLOW_SYMM_HEAP_BYTES"); s && *s) {
+    w->heap_bytes = parse_bytes(s, "SYMMFLOW_SYMM_HEAP_BYTES");
+  } else {
+    w->heap_bytes = size_t(1) << 30;  // tmpfs commits only the pages that are touched
+  }
+  if (options.check_heap) {
+    w->check_heap = *options.check_heap;
+  } else if (const char* s = std::getenv("SYMMFLOW_CHECK_HEAP")) {
+    w->check_heap = std::string(s) == "1";
+  }
+  runtime::set_oversubscribed(env.local_world_size > usable_cpus());
+  w->backend = ShmBackend::attach(env);
+  std::vector<int> all(size_t(env.world_size));
+  for (int r = 0; r < env.world_size; ++r) all[size_t(r)] = r;
+  auto world = ProcessGroup::create(*w->backend, "world", all, w->heap_bytes, w->check_heap);
+  w->by_name["world"] = world.get();
+  w->groups.push_back(std::move(world));
+  g_world = w.release();
+  static bool registered = false;
+  if (!registered) {
+    registered = true;
+    std::atexit([] {
+      try {
+        shutdown();
+      } catch (...) {
+      }
+    });
+  }
+}
+
+bool is_initialized() { return g_world != nullptr; }
+
+void shutdown() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_world) return;
+  std::unique_ptr<WorldState> w(g_world);
+  g_world = nullptr;
+  w->backend->detach();
+  w->by_name.clear();
+  while (!w->groups.empty()) w->groups.pop_back();
+}
+
+ProcessGroup& world() { return *state("world").by_name.at("world"); }
+
+ProcessGroup* new_group(const std::vector<int>& world_ranks, const std::string& name) {
+  auto& w = state("new_group");
+  SF_CHECK(!w.by_name.count(name), "dist::new_group: a group named '{}' already exists", name);
+  auto g = ProcessGroup::create(*w.backend, name, world_ranks, w.heap_bytes, w.check_heap);
+  if (!g) return nullptr;
+  ProcessGroup* p = g.get();
+  w.by_name[name] = p;
+  w.groups.push_back(std::move(g));
+  return p;
+}
+
+ProcessGroup& group(const std::string& name) {
+  auto& w = state("group");
+  auto it = w.by_name.find(name);
+  SF_CHECK(it != w.by_name.end(), "dist::group: no group named '{}' on rank {}", name,
+           w.backend->rank());
+  return *it->second;
+}
+
+Backend& backend() { return *state("backend").backend; }
+
+void set_timeout(double seconds) {
+  SF_CHECK(seconds > 0, "dist::set_timeout: expected a positive number of seconds, found {}",
+           seconds);
+  runtime::set_wait_timeout_s(seconds);
+}
+
+double timeout() { return runtime::wait_timeout_s(); }
+
+}  // namespace symmflow::dist

@@ -1,0 +1,52 @@
+// The process-wide distributed state: dist::init() attaches this process to the
+// job the launcher started (environment variables, see docs/runtime.md) and
+// creates the group "world"; dist::shutdown() leaves (also run at exit).
+//
+//   int main() {
+//     symmflow::dist::init();
+//     auto& w = symmflow::dist::world();
+//     ... w.rank(), w.size(), w.barrier() ...
+//   }
+#pragma once
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symmflow/runtime/backend.h"
+#include "symmflow/runtime/process_group.h"
+
+namespace symmflow::dist {
+
+struct InitOptions {
+  std::optional<size_t> heap_bytes;  // per rank; default SYMMFLOW_SYMM_HEAP_BYTES or 1 GiB
+  std::optional<bool> check_heap;    // default SYMMFLOW_CHECK_HEAP=1
+};
+
+// Reads SYMMFLOW_RANK, SYMMFLOW_WORLD_SIZE, SYMMFLOW_RENDEZVOUS, SYMMFLOW_JOB_TOKEN
+// (and the optional variables), attaches and creates "world". Collective.
+// A missing/invalid variable or a wrong token is an Error saying which.
+// Calling it again while initialized does nothing.
+void init(const InitOptions& options = {});
+bool is_initialized();
+// Leaves the job: peers that still wait for this rank fail with PeerFailure.
+// Symmetric tensors still alive stay valid (the mapping lives until they die).
+void shutdown();
+
+ProcessGroup& world();
+// Collective over every world rank, in the same order everywhere: creates a
+// group of `world_ranks` named `name` (its own heap and signal pad). Returns
+// nullptr on ranks that are not members.
+ProcessGroup* new_group(const std::vector<int>& world_ranks, const std::string& name);
+// The group called `name` ("world" included); an Error if there is none.
+ProcessGroup& group(const std::string& name);
+Backend& backend();
+
+// The deadline of every wait, in seconds (default: SYMMFLOW_TIMEOUT or 300).
+void set_timeout(double seconds);
+double timeout();
+
+// Bytes of a size like "64M", "1G", "4096" (K/M/G are powers of 1024).
+size_t parse_bytes(const std::string& text, const char* what);
+
+}  // namespace symmflow::dist

@@ -1,0 +1,16 @@
+// The subcommands of `symmflow`, each in its own file; main.cc wires them to CLI11.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace CLI { class App; }
+
+namespace symmflow::tools {
+
+// `symmflow ops [NAMESPACE] [--json]`: every registered op, its schema, its
+// kernels and its symmetric-memory args.
+void add_ops_command(CLI::App& app);
+// `symmflow launch --nproc N [--no-prefix] [--pin] [--timeout S] -- CMD ARGS...`
+void add_launch_command(CLI::App& app);
+
+}  // namespace symmflow::tools
