@@ -9,6 +9,8 @@
 // Ranks inside a group are group ranks 0..size()-1; world_rank() maps them.
 #pragma once
 #include <memory>
+#include <typeindex>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,16 @@ class ProcessGroup : private runtime::LivenessCheck {
   // A barrier of this group over its signal pad (microseconds, not a syscall).
   void barrier(std::string_view what = "");
 
+  // Per-group state of a layer built on top (collectives' workspace, P2P
+  // channels): created on first use with T(*this), destroyed with the group.
+  // Not thread-safe: one thread drives a group.
+  template <class T>
+  T& extension() {
+    auto& slot = extensions_[std::type_index(typeid(T))];
+    if (!slot) slot = std::make_shared<T>(*this);
+    return *std::static_pointer_cast<T>(slot);
+  }
+
   // Throws PeerFailure if the job was aborted or a member is dead (-1: any).
   void check_peers(int group_rank, std::string_view context);
 
@@ -60,6 +72,8 @@ class ProcessGroup : private runtime::LivenessCheck {
   std::shared_ptr<runtime::GroupSegment> seg_;
   std::unique_ptr<SymmetricHeap> heap_;
   std::unique_ptr<SignalPad> signals_;
+  // Declared last: extensions may hold heap storage, so they go before the heap.
+  std::unordered_map<std::type_index, std::shared_ptr<void>> extensions_;
 };
 
 }  // namespace symmflow::dist

@@ -1,0 +1,62 @@
+// Point-to-point over a ProcessGroup: isend / irecv / batch_isend_irecv with tags
+// and Work handles. Sends and receives between two ranks match in program order
+// per (peer, tag), like MPI; a peer equal to the own rank is a legal self-send.
+//
+// Transfer protocol (shm backend): the receiver posts a descriptor that says its
+// buffer is free (and where it is, when it is symmetric); the sender then
+// - puts the data straight into the receiver's symmetric buffer (one-sided put,
+//   zero copy) and signals completion, or
+// - when the receive buffer is not symmetric but the send buffer is, signals that
+//   its data is ready and the receiver gets it from the sender's buffer, or
+// - otherwise goes through a staged mailbox in the heap (counted in copy_stats.h).
+// Send and receive buffers may be views (any strides).
+//
+// Progress: isend/irecv never block. Work::wait() drives every pending operation
+// of this process until its own completes, so rings (everyone sends, then everyone
+// receives) cannot deadlock. A send buffer must not be written, and a receive
+// buffer must not be read, before its Work completed.
+//
+//   auto w = dist::batch_isend_irecv(g, {dist::P2POp::send(x, next), dist::P2POp::recv(y, prev)});
+//   for (auto& x : w) x.wait();
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "symmflow/core/tensor.h"
+#include "symmflow/runtime/process_group.h"
+
+namespace symmflow::dist {
+
+class WorkImpl;  // defined by the implementation
+
+class Work {
+ public:
+  Work() = default;  // an already-completed work
+  explicit Work(std::shared_ptr<WorkImpl> impl) : impl_(std::move(impl)) {}
+  // Blocks until done (driving progress); throws TimeoutError / PeerFailure with
+  // the op, group, ranks, tag and sequence number.
+  void wait();
+  // Non-blocking: makes progress once, then says whether it is done.
+  bool is_completed();
+
+ private:
+  std::shared_ptr<WorkImpl> impl_;
+};
+
+struct P2POp {
+  enum class Kind { send, recv };
+  Kind kind;
+  Tensor tensor;
+  int peer;  // group rank
+  int tag = 0;
+  static P2POp send(Tensor t, int peer, int tag = 0) { return {Kind::send, std::move(t), peer, tag}; }
+  static P2POp recv(Tensor t, int peer, int tag = 0) { return {Kind::recv, std::move(t), peer, tag}; }
+};
+
+Work isend(ProcessGroup& g, const Tensor& t, int dst, int tag = 0);
+Work irecv(ProcessGroup& g, const Tensor& t, int src, int tag = 0);
+// Posts every op (receives first, so that peers' sends find them), returns one
+// Work per op, in order.
+std::vector<Work> batch_isend_irecv(ProcessGroup& g, const std::vector<P2POp>& ops);
+
+}  // namespace symmflow::dist
