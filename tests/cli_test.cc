@@ -27,7 +27,7 @@ TEST(Cli, OpsListsSymmMemWithSymmetricArgs) {
   Result r = run("ops symm_mem");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find("symm_mem::multimem_all_reduce_(Tensor(a!) input, str reduce_op, str "
-                       "group_name) -> Tensor(a!)\n    kernels: Meta   symmetric: input"),
+                       "group_name) -> Tensor(a!)\n    kernels: CPU, Meta   symmetric: input"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("aten::"), std::string::npos);

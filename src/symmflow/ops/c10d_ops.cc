@@ -133,11 +133,12 @@ SYMMFLOW_LIBRARY(c10d, m) {
   m.def("broadcast(Tensor input, int src, str group_name) -> Tensor");
   m.def("broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)");
   m.def("wait_tensor(Tensor tensor) -> Tensor");
-  // Point-to-point (not in _c10d_functional; shaped like it). Every result must
-  // pass wait_tensor; a receive writes its tensor in place.
-  m.def("isend(Tensor input, int dst, int tag, str group_name) -> Tensor");
+  // Point-to-point (not in _c10d_functional; shaped like it). Each result is its
+  // tensor (an alias, in flight): it must pass wait_tensor before a send buffer is
+  // written or a receive buffer is read. A receive writes its tensor in place.
+  m.def("isend(Tensor(a) input, int dst, int tag, str group_name) -> Tensor(a)");
   m.def("irecv_(Tensor(a!) out, int src, int tag, str group_name) -> Tensor(a!)");
-  m.def("batch_isend_irecv(str[] op_types, int[] peers, int[] tags, Tensor(a!)[] tensors, str group_name) -> Tensor[]");
+  m.def("batch_isend_irecv(str[] op_types, int[] peers, int[] tags, Tensor(a!)[] tensors, str group_name) -> Tensor(a)[]");
   m.set_mutation_resolver("batch_isend_irecv", batch_isend_irecv_mutations);
 }
 

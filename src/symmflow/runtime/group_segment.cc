@@ -15,7 +15,7 @@ constexpr size_t kHeapAlign = size_t(2) << 20;            // huge-page friendly
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 struct Layout {
-  size_t slots, wakes, rings, check_wake, heap, total;
+  size_t slots, wakes, rings, check_wake, p2p, heap, total;
 };
 
 Layout layout(int w, size_t capacity) {
@@ -29,6 +29,8 @@ Layout layout(int w, size_t capacity) {
   at = l.rings + size_t(w) * sizeof(HeapCheckRing);
   l.check_wake = round_up(at, 64);
   at = l.check_wake + sizeof(WakeWord);
+  l.p2p = round_up(at, alignof(P2PPairBlock));
+  at = l.p2p + size_t(w) * w * sizeof(P2PPairBlock);
   l.heap = round_up(at, kHeapAlign);
   l.total = l.heap + size_t(w) * capacity;
   return l;
@@ -47,6 +49,7 @@ void GroupSegment::bind(int size, size_t capacity) {
   wakes_ = reinterpret_cast<WakeWord*>(base + l.wakes);
   rings_ = reinterpret_cast<HeapCheckRing*>(base + l.rings);
   check_wake_ = reinterpret_cast<WakeWord*>(base + l.check_wake);
+  p2p_ = reinterpret_cast<P2PPairBlock*>(base + l.p2p);
   heap_ = base + l.heap;
 }
 

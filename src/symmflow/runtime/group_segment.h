@@ -3,7 +3,8 @@
 // heap capacity, so members only need the segment's name):
 //
 //   [header][signal pad: W x W x kChannels u64 + W wake words]
-//   [heap check: W rings of records + a wake word][heap: W x capacity]
+//   [heap check: W rings of records + a wake word]
+//   [p2p: W x W pair blocks (control ring + mailbox, p2p_channel.h)][heap: W x capacity]
 //
 // Rank r's heap is [heap + r*capacity, heap + (r+1)*capacity), so the peer copy
 // of a symmetric allocation at offset o is heap + peer*capacity + o.
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "symmflow/runtime/backend.h"
+#include "symmflow/runtime/p2p_channel.h"
 #include "symmflow/runtime/shm_segment.h"
 #include "symmflow/runtime/wait.h"
 
@@ -65,6 +67,10 @@ class GroupSegment {
   HeapCheckRing& check_ring(int rank) const { return rings_[rank]; }
   WakeWord& check_wake() const { return *check_wake_; }
   char* heap_base(int rank) const { return heap_ + size_t(rank) * capacity_; }
+  // Point-to-point block of the directed pair sender -> receiver (self included).
+  P2PPairBlock& p2p_pair(int sender, int receiver) const {
+    return p2p_[size_t(sender) * size_ + receiver];
+  }
 
  private:
   ShmSegment seg_;
@@ -75,6 +81,7 @@ class GroupSegment {
   WakeWord* wakes_ = nullptr;
   HeapCheckRing* rings_ = nullptr;
   WakeWord* check_wake_ = nullptr;
+  P2PPairBlock* p2p_ = nullptr;
   char* heap_ = nullptr;
 
   void bind(int size, size_t capacity);

@@ -8,7 +8,8 @@
 //   zero copy) and signals completion, or
 // - when the receive buffer is not symmetric but the send buffer is, signals that
 //   its data is ready and the receiver gets it from the sender's buffer, or
-// - otherwise goes through a staged mailbox in the heap (counted in copy_stats.h).
+// - otherwise goes through the pair's staged mailbox in the group segment (counted
+//   in copy_stats.h).
 // Send and receive buffers may be views (any strides).
 //
 // Progress: isend/irecv never block. Work::wait() drives every pending operation

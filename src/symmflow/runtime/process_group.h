@@ -61,6 +61,11 @@ class ProcessGroup : private runtime::LivenessCheck {
   // Throws PeerFailure if the job was aborted or a member is dead (-1: any).
   void check_peers(int group_rank, std::string_view context);
 
+  // For layers that wait on their own shared state (P2P): the group's segment
+  // and the liveness check that wait_slow() takes (abort flag, dead peers).
+  runtime::GroupSegment& segment() { return *seg_; }
+  runtime::LivenessCheck* liveness() { return this; }
+
  private:
   ProcessGroup() = default;
   void check(const runtime::WaitSite& site) override;

@@ -12,5 +12,7 @@ namespace symmflow::tools {
 void add_ops_command(CLI::App& app);
 // `symmflow launch --nproc N [--no-prefix] [--pin] [--timeout S] -- CMD ARGS...`
 void add_launch_command(CLI::App& app);
+// `symmflow bench collectives [--nproc N] [--sizes S] [--json F] [--plot F.svg] ...`
+void add_bench_command(CLI::App& app);
 
 }  // namespace symmflow::tools

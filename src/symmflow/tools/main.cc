@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   symmflow::tools::add_ops_command(app);
   symmflow::tools::add_launch_command(app);
+  symmflow::tools::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

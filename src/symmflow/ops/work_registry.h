@@ -1,0 +1,19 @@
+// Pending point-to-point work, keyed by the tensor a c10d op returned: c10d's
+// functional P2P ops (isend, irecv_, batch_isend_irecv) return their tensor at
+// once, and c10d::wait_tensor(t) waits for the work that still owns t — as
+// PyTorch's functional collectives register their Work against the output.
+#pragma once
+#include "symmflow/core/tensor.h"
+#include "symmflow/runtime/p2p.h"
+
+namespace symmflow::ops {
+
+void register_work(const Tensor& t, dist::Work work);
+// Waits for and forgets every work registered for t's TensorImpl; if there is
+// none, for every work on t's storage (a view of a buffer in flight). Returns
+// how many works it waited for.
+int wait_registered(const Tensor& t);
+// Pending works (tests use it to check that nothing is left behind).
+size_t pending_work_count();
+
+}  // namespace symmflow::ops

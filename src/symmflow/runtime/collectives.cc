@@ -1,0 +1,222 @@
+// all_reduce: one-shot (push for small messages, pull for larger ones) and
+// two-shot (reduce-scatter of W chunks, then all-gather), plus the names and
+// thresholds of collectives.h. Protocols: collectives_impl.h.
+#include <cstdlib>
+
+#include "symmflow/core/error.h"
+#include "symmflow/runtime/collectives_impl.h"
+#include "symmflow/runtime/reduce_kernels.h"
+#include "symmflow/runtime/world.h"
+
+namespace symmflow::dist {
+
+using namespace detail;
+
+ReduceOp parse_reduce_op(std::string_view s) {
+  if (s == "sum") return ReduceOp::sum;
+  if (s == "avg") return ReduceOp::avg;
+  if (s == "max") return ReduceOp::max;
+  if (s == "min") return ReduceOp::min;
+  if (s == "product") return ReduceOp::product;
+  fail("unknown reduce op '{}': expected one of sum, avg, max, min, product", s);
+}
+
+std::string_view reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::avg: return "avg";
+    case ReduceOp::max: return "max";
+    case ReduceOp::min: return "min";
+    case ReduceOp::product: return "product";
+  }
+  return "?";
+}
+
+std::string_view algo_name(AllReduceAlgo a) {
+  switch (a) {
+    case AllReduceAlgo::automatic: return "automatic";
+    case AllReduceAlgo::one_shot: return "one_shot";
+    case AllReduceAlgo::two_shot: return "two_shot";
+  }
+  return "?";
+}
+
+namespace {
+
+AlgorithmThresholds& thresholds_mut() {
+  static AlgorithmThresholds t = [] {
+    AlgorithmThresholds r;
+    if (const char* v = std::getenv("SYMMFLOW_ONE_SHOT_MAX_BYTES"); v && *v)
+      r.one_shot_max_bytes = parse_bytes(v, "SYMMFLOW_ONE_SHOT_MAX_BYTES");
+    return r;
+  }();
+  return t;
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
+         a.dtype() == b.dtype();
+}
+
+// One-shot, push: my input goes into every peer's slot; everyone reduces locally.
+void all_reduce_push(CollState& st, const Tensor& in, const Tensor& out, ReduceOp op,
+                     CollectiveResult& r) {
+  const char* what = "all_reduce (one-shot push)";
+  const size_t bytes = in.nbytes();
+  Desc d = st.begin(Kind::all_reduce, Proto::push, in.dtype(), int(op), -1, in.numel(), 0);
+  const void* mine = in.data_ptr();
+  if (!in.is_contiguous()) {
+    void* s = st.scratch.get(bytes);
+    pack(in, s);
+    count_staged(r, bytes);
+    mine = s;
+  }
+  st.push_exchange(d, [&](int) { return std::pair<const void*, size_t>(mine, bytes); }, what);
+  for (int j = 0; j < st.W; ++j) st.ptrs[j] = j == st.me ? mine : st.slot(j);
+  const bool direct = out.is_contiguous();
+  void* dst = direct ? out.data_ptr() : st.scratch2.get(bytes);
+  reduce_kernel(in.dtype(), op, st.W, st.ptrs.data(), dst, size_t(in.numel()));
+  if (!direct) {
+    unpack(dst, out);
+    count_staged(r, bytes);
+  }
+}
+
+// One-shot, pull: everyone reads every peer's input in place and reduces.
+void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool inplace, ReduceOp op,
+                     CollectiveResult& r) {
+  const char* what = "all_reduce (one-shot pull)";
+  const size_t bytes = in.nbytes();
+  Desc d = st.begin(Kind::all_reduce, Proto::pull, in.dtype(), int(op), -1, in.numel(), 0);
+  const int64_t off = st.heap_offset(in);
+  if (off >= 0) {
+    d.src_off = uint64_t(off);
+  } else {
+    d.flags |= kSrcInWs;
+    d.ws_need = bytes;
+  }
+  st.pull_begin(d, nullptr, 0, [&] {
+    pack(in, st.ws_local());
+    count_staged(r, bytes);
+  }, what);
+  for (int j = 0; j < st.W; ++j) st.ptrs[j] = st.peer_src(j);
+  // In place on a buffer peers read: reduce aside, copy back after the exit sync.
+  const bool aside = (inplace && off >= 0) || !out.is_contiguous();
+  void* dst = aside ? st.scratch2.get(bytes) : out.data_ptr();
+  reduce_kernel(in.dtype(), op, st.W, st.ptrs.data(), dst, size_t(in.numel()));
+  st.pull_end(what);
+  if (aside) {
+    unpack(dst, out);
+    if (!out.is_contiguous()) count_staged(r, bytes);
+  }
+}
+
+// Two-shot: rank r reduces chunk r of every input into its reduced buffer R
+// (peer-readable), then everyone copies chunk p from rank p's R.
+void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, bool inplace,
+                         ReduceOp op, CollectiveResult& r) {
+  const char* what = "all_reduce (two-shot)";
+  const size_t isz = in.itemsize(), bytes = in.nbytes();
+  const int64_t n = in.numel();
+  const int W = st.W, me = st.me;
+  Desc d = st.begin(Kind::all_reduce, Proto::two_shot, in.dtype(), int(op), -1, n, 0);
+  const int64_t in_off = st.heap_offset(in);
+  if (in_off >= 0) {
+    d.src_off = uint64_t(in_off);
+  } else {
+    d.flags |= kSrcInWs;
+    d.ws_need = bytes;
+  }
+  // Where my reduced chunk goes. Chunk `me` of my source is read by me only,
+  // so the source itself may hold it (in place, or when staged anyway).
+  const int64_t out_off = inplace ? -1 : st.heap_offset(out);
+  if (inplace || (out_off < 0 && (d.flags & kSrcInWs))) {
+    d.red_off = d.src_off;
+    if (d.flags & kSrcInWs) d.flags |= kRedInWs;
+  } else if (out_off >= 0) {
+    d.red_off = uint64_t(out_off);
+  } else {
+    d.flags |= kRedInWs;
+    d.red_off = 0;
+    d.ws_need = bytes;
+  }
+  st.pull_begin(d, nullptr, 0, [&] {
+    pack(in, st.ws_local());
+    count_staged(r, bytes);
+  }, what);
+
+  // Reduce-scatter: my chunk, from every rank's source, in rank order.
+  const int64_t b = chunk_begin(n, W, me, isz), e = chunk_begin(n, W, me + 1, isz);
+  for (int j = 0; j < W; ++j) st.ptrs[j] = st.peer_src(j) + b * int64_t(isz);
+  char* my_red = const_cast<char*>(st.peer_red(me));
+  reduce_kernel(in.dtype(), op, W, st.ptrs.data(), my_red + b * int64_t(isz), size_t(e - b));
+  st.signal_all(kChPhase);
+  st.wait_all(kChPhase, "all_reduce (two-shot) reduce-scatter done");
+
+  // All-gather: chunk p from rank p's reduced buffer (mine last: it is local).
+  const Tensor& o = inplace ? in : out;
+  const bool direct = o.is_contiguous();
+  char* dst = direct ? static_cast<char*>(o.data_ptr()) : static_cast<char*>(st.scratch2.get(bytes));
+  for (int i = 1; i <= W; ++i) {
+    const int p = (me + i) % W;
+    const int64_t pb = chunk_begin(n, W, p, isz), pe = chunk_begin(n, W, p + 1, isz);
+    const char* src = st.peer_red(p) + pb * int64_t(isz);
+    char* to = dst + pb * int64_t(isz);
+    if (src != to && pe > pb) {
+      std::memcpy(to, src, size_t(pe - pb) * isz);
+      if (p == me) count_staged(r, size_t(pe - pb) * isz);  // out of the workspace
+    }
+  }
+  st.pull_end(what);
+  if (!direct) {
+    unpack(dst, o);
+    count_staged(r, bytes);
+  }
+}
+
+CollectiveResult all_reduce_impl(ProcessGroup& g, const Tensor& in, const Tensor& out, bool inplace,
+                                 ReduceOp op, AllReduceAlgo algo) {
+  const char* what = inplace ? "all_reduce_" : "all_reduce";
+  check_data(in, what, inplace ? "t" : "in");
+  check_data(out, what, "out");
+  check_reducible(in.dtype(), op, what);
+  if (!inplace) {
+    SF_CHECK(out.dtype() == in.dtype() && out.numel() == in.numel(),
+             "{}: expected `out` of in's type ({} elements of {}), got {}", what, in.numel(),
+             dtype_name(in.dtype()), out.type_string());
+    if (same_view(in, out)) inplace = true;
+    else SF_CHECK(!overlaps(in, out), "{}: `out` ({}) overlaps `in` ({}) without being the same "
+                  "view; use all_reduce_ for in place", what, out.type_string(), in.type_string());
+  }
+  CollState& st = state(g);
+  CollectiveResult r;
+  r.algo = algo == AllReduceAlgo::automatic ? choose_all_reduce_algo(g, in.nbytes()) : algo;
+  if (r.algo == AllReduceAlgo::one_shot) {
+    if (in.nbytes() <= st.push_max()) all_reduce_push(st, in, out, op, r);
+    else all_reduce_pull(st, in, out, inplace, op, r);
+  } else {
+    all_reduce_two_shot(st, in, out, inplace, op, r);
+  }
+  return r;
+}
+
+}  // namespace
+
+const AlgorithmThresholds& thresholds() { return thresholds_mut(); }
+void set_thresholds(const AlgorithmThresholds& t) { thresholds_mut() = t; }
+
+AllReduceAlgo choose_all_reduce_algo(const ProcessGroup& g, size_t bytes) {
+  if (g.size() <= 1 || bytes <= thresholds().one_shot_max_bytes) return AllReduceAlgo::one_shot;
+  return AllReduceAlgo::two_shot;
+}
+
+CollectiveResult all_reduce_(ProcessGroup& g, const Tensor& t, ReduceOp op, AllReduceAlgo algo) {
+  return all_reduce_impl(g, t, t, true, op, algo);
+}
+
+CollectiveResult all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op,
+                            AllReduceAlgo algo) {
+  return all_reduce_impl(g, in, out, false, op, algo);
+}
+
+}  // namespace symmflow::dist

@@ -1,0 +1,162 @@
+// One rank of `symmflow bench collectives`: for each size, checks every op's
+// result against a reference computed locally from all ranks' deterministic
+// inputs (a wrong result exits 1: a benchmark never times broken code), then
+// times it. Rank 0 prints one JSON record per (op, impl, size).
+#include <fmt/format.h>
+
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#include "../../../bench/bench_common.h"
+#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/symm.h"
+#include "symmflow/runtime/world.h"
+#include "symmflow/tools/bench_worker.h"
+
+namespace symmflow::tools {
+namespace {
+
+using dist::AllReduceAlgo;
+using dist::ReduceOp;
+
+struct Ctx {
+  dist::ProcessGroup& g;
+  int trials;
+  Tensor scratch;  // one f64 for agreeing on times across ranks
+};
+
+double max_over_ranks(Ctx& c, double v) {
+  c.scratch.data<double>()[0] = v;
+  dist::all_reduce_(c.g, c.scratch, ReduceOp::max);
+  return c.scratch.data<double>()[0];
+}
+
+// Median over trials of the slowest rank's time per op, in microseconds.
+double time_op(Ctx& c, const std::function<void()>& op) {
+  c.g.barrier("bench warm-up");
+  double t0 = sfbench::now_s();
+  for (int i = 0; i < 3; ++i) op();
+  int reps = sfbench::reps_for(max_over_ranks(c, (sfbench::now_s() - t0) / 3));
+  std::vector<double> per_op;
+  for (int t = 0; t < c.trials; ++t) {
+    c.g.barrier("bench trial");
+    double s = sfbench::now_s();
+    for (int r = 0; r < reps; ++r) op();
+    per_op.push_back(max_over_ranks(c, (sfbench::now_s() - s) / reps) * 1e6);
+  }
+  return sfbench::median(per_op);
+}
+
+void fill_input(const Tensor& t, int rank) {
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = sfbench::input_value(rank, i);
+}
+
+void expect_equal(const Tensor& got, const float* want, int64_t n, const std::string& what, int rank) {
+  if (std::memcmp(got.data_ptr(), want, size_t(n) * 4) == 0) return;
+  const float* g = got.data<float>();
+  for (int64_t i = 0; i < n; ++i)
+    if (std::memcmp(&g[i], &want[i], 4) != 0)
+      fail("bench: {} gives a wrong result on rank {} at element {}: got {}, expected {}", what, rank, i,
+           g[i], want[i]);
+}
+
+void emit(Ctx& c, const std::string& op, const std::string& impl, int64_t bytes, double us) {
+  if (c.g.rank() == 0) fmt::print("{}\n", sfbench::record(op, impl, c.g.size(), bytes, us));
+  std::fflush(stdout);
+}
+
+bool wanted(const std::string& ops, const char* op) { return ops.find(op) != std::string::npos; }
+
+}  // namespace
+
+int run_bench_worker(const BenchWorkerOptions& o) {
+  dist::init();
+  dist::ProcessGroup& g = dist::world();
+  const int W = g.size(), me = g.rank();
+  Ctx c{g, o.trials, Tensor::empty({1}, DType::f64)};
+  for (int64_t req : sfbench::parse_sizes(o.sizes)) {
+    const int64_t n = std::max<int64_t>(req / 4 / W * W, W);  // f32 elements, a multiple of W
+    const int64_t bytes = n * 4;
+    std::vector<float> ref(n);
+    for (int64_t i = 0; i < n; ++i) {
+      float s = 0;
+      for (int r = 0; r < W; ++r) s += sfbench::input_value(r, i);
+      ref[i] = s;
+    }
+    // Symmetric buffers are collective allocations: every rank makes them, always.
+    Tensor x = symm::empty({n}, DType::f32, g);
+    Tensor out = Tensor::empty({n}, DType::f32);
+    Tensor regular = Tensor::empty({n}, DType::f32);
+    fill_input(x, me);
+    fill_input(regular, me);
+
+    if (wanted(o.ops, "all_reduce")) {
+      for (auto [algo, name] : {std::pair{AllReduceAlgo::one_shot, "one_shot"},
+                                std::pair{AllReduceAlgo::two_shot, "two_shot"}}) {
+        dist::all_reduce(g, x, out, ReduceOp::sum, algo);
+        expect_equal(out, ref.data(), n, fmt::format("all_reduce {}", name), me);
+        fill_input(x, me);  // an algorithm may use its input as scratch
+        double us = time_op(c, [&] { dist::all_reduce(g, x, out, ReduceOp::sum, algo); });
+        emit(c, "all_reduce", name, bytes, us);
+        fill_input(x, me);
+      }
+      dist::all_reduce(g, regular, out, ReduceOp::sum);
+      expect_equal(out, ref.data(), n, "all_reduce staged", me);
+      double us = time_op(c, [&] { dist::all_reduce(g, regular, out, ReduceOp::sum); });
+      emit(c, "all_reduce", "staged", bytes, us);
+      fill_input(regular, me);
+    }
+    if (wanted(o.ops, "all_gather")) {  // `bytes` is the gathered size, as for MPI
+      const int64_t chunk = n / W;
+      Tensor in = symm::empty({chunk}, DType::f32, g);
+      fill_input(in, me);
+      std::vector<float> want(n);
+      for (int r = 0; r < W; ++r)
+        for (int64_t i = 0; i < chunk; ++i) want[r * chunk + i] = sfbench::input_value(r, i);
+      dist::all_gather(g, in, out);
+      expect_equal(out, want.data(), n, "all_gather", me);
+      emit(c, "all_gather", "symmflow", bytes, time_op(c, [&] { dist::all_gather(g, in, out); }));
+    }
+    if (wanted(o.ops, "reduce_scatter")) {  // `bytes` is the input size
+      const int64_t chunk = n / W;
+      Tensor part = Tensor::empty({chunk}, DType::f32);
+      dist::reduce_scatter(g, x, part, ReduceOp::sum);
+      expect_equal(part, ref.data() + me * chunk, chunk, "reduce_scatter", me);
+      fill_input(x, me);
+      emit(c, "reduce_scatter", "symmflow", bytes,
+           time_op(c, [&] { dist::reduce_scatter(g, x, part, ReduceOp::sum); }));
+      fill_input(x, me);
+    }
+    if (wanted(o.ops, "p2p") && W >= 2) {  // ping-pong 0 <-> 1, one-way time
+      Tensor y = symm::empty({n}, DType::f32, g);
+      auto pingpong = [&] {
+        if (me == 0) {
+          dist::isend(g, x, 1).wait();
+          dist::irecv(g, y, 1).wait();
+        } else if (me == 1) {
+          dist::irecv(g, y, 0).wait();
+          dist::isend(g, x, 0).wait();
+        }
+      };
+      pingpong();
+      std::vector<float> want(n);
+      for (int64_t i = 0; i < n; ++i) want[i] = sfbench::input_value(me == 0 ? 1 : 0, i);
+      if (me <= 1) expect_equal(y, want.data(), n, "p2p ping-pong", me);
+      emit(c, "p2p", "symmflow", bytes, time_op(c, pingpong) / 2);
+    }
+    if (wanted(o.ops, "memcpy")) {  // the bound: every rank copies at once
+      Tensor dst = Tensor::empty({n}, DType::f32);
+      double us = time_op(c, [&] { std::memcpy(dst.data_ptr(), regular.data_ptr(), size_t(bytes)); });
+      if (me == 0)
+        fmt::print("{{\"op\": \"memcpy\", \"nproc\": {}, \"bytes\": {}, \"median_us\": {:.3f}, \"gbps\": {:.3f}}}\n",
+                   W, bytes, us, double(bytes) / (us * 1e3));
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+}  // namespace symmflow::tools
