@@ -20,7 +20,8 @@ bool is_int_like(K k) { return k == K::Int || k == K::SymInt; }
 bool base_matches(K kind, const IValue& v, bool* exact) {
   *exact = true;
   switch (kind) {
-    case K::Tensor: return v.is_tensor();
+    case K::Tensor:
+    case K::SymmMemTensor: return v.is_tensor();
     case K::Int:
     case K::SymInt: return v.is_int();
     case K::Float:

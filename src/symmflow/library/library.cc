@@ -57,7 +57,17 @@ Library& Library::def(std::string_view schema) {
   FunctionSchema s = parse_schema(schema, ns_);
   SF_CHECK(s.ns == ns_, "{}: def('{}') names namespace '{}', but this library is for namespace '{}'",
            where_, schema, s.ns, ns_);
+  // `SymmMemTensor x` declares x symmetric as register_symm_mem_args would.
+  std::vector<std::string> symmetric;
+  for (const auto& a : s.arguments) {
+    const SchemaType* t = &a.type;
+    while (t->is_list() || t->is_optional()) t = &t->elem();
+    if (t->kind() == SchemaType::Kind::SymmMemTensor) symmetric.push_back(a.name);
+  }
+  std::string full = s.full_name();
   handles_.push_back(Dispatcher::instance().def(std::move(s), where_));
+  if (!symmetric.empty())
+    handles_.push_back(Dispatcher::instance().register_symm_mem_args(full, std::move(symmetric)));
   return *this;
 }
 

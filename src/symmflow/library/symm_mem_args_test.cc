@@ -38,6 +38,23 @@ TEST(SymmMemArgs, RegisterAndQuery) {
   EXPECT_TRUE(symm_mem_args("sftest_symm::one_shot_all_reduce").empty());
 }
 
+// RFC seeds/004, option 1: the type itself says "symmetric".
+TEST(SymmMemArgs, SymmMemTensorTypeDeclaresTheArgument) {
+  Library lib(Library::Kind::DEF, "sftest_symm_type");
+  lib.def("my_collective(SymmMemTensor x) -> Tensor");
+  lib.def("my_list_collective(SymmMemTensor[] xs, Tensor y) -> ()");
+  EXPECT_TRUE(requires_symmetric_memory("sftest_symm_type::my_collective", "x"));
+  EXPECT_EQ(symm_mem_args("sftest_symm_type::my_list_collective"), (std::vector<std::string>{"xs"}));
+  const auto& s = Dispatcher::instance().get("sftest_symm_type::my_collective").schema();
+  EXPECT_EQ(s.to_string(), "sftest_symm_type::my_collective(SymmMemTensor x) -> Tensor");
+  // It binds like a Tensor.
+  auto bound = Dispatcher::instance().bind(s, std::vector<IValue>{Tensor::meta({2}, DType::f32)}, {});
+  EXPECT_TRUE(bound[0].is_tensor());
+  EXPECT_THROW(Dispatcher::instance().bind(s, std::vector<IValue>{IValue(3)}, {}), Error);
+  // Declaring it again by name is a duplicate registration.
+  EXPECT_THROW(lib.register_symm_mem_args("my_collective", {"x"}), Error);
+}
+
 TEST(SymmMemArgs, QualifiedNameCoversEveryOverload) {
   Library lib(Library::Kind::DEF, "sftest_symm_ov");
   define_symm_ops(lib);

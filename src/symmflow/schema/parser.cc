@@ -157,13 +157,7 @@ class Parser {
     const Token& at = lex_.peek();
     if (!at.is_ident()) fail_expected("a type");
     auto base = base_type_from_name(at.text);
-    if (!base) {
-      std::string hint = at.text == "SymmMemTensor"
-                             ? " (declare symmetric-memory arguments with "
-                               "register_symm_mem_args instead)"
-                             : "";
-      fail(at, fmt::format("unknown type '{}'{}", at.text, hint));
-    }
+    if (!base) fail(at, fmt::format("unknown type '{}'", at.text));
     lex_.next();
     AnnotatedType t;
     t.type = SchemaType(*base);

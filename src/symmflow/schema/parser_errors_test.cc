@@ -33,9 +33,7 @@ const BadSchema kBad[] = {
     {"aten::f(int[2 a) -> ()", 15, "expected ']' but found 'a'"},
     {"aten::f(Tensor?? a) -> ()", 16, "'?' applied to a type that is already optional"},
     {"aten::f(int[][] a) -> ()", 14, "nested list types are not supported"},
-    {"myns::my_collective(SymmMemTensor x) -> Tensor", 21,
-     "unknown type 'SymmMemTensor' (declare symmetric-memory arguments with "
-     "register_symm_mem_args instead)"},
+    {"myns::my_collective(SymmMemTensr x) -> Tensor", 21, "unknown type 'SymmMemTensr'"},
     // aliases
     {"aten::f(Tensor(a!!) x) -> ()", 18, "expected ')' but found '!'"},
     {"aten::f(Tensor() x) -> ()", 16, "expected an alias set name or '*' but found ')'"},

@@ -17,6 +17,7 @@ const char* kSeedSchemas[] = {
     "batch_p2p_ops(str[] op_list, int[] peer_list, int[] tag_list, Tensor[] tensors, str "
     "group_name) -> Tensor[]",
     "my_collective(Tensor x) -> Tensor",
+    "my_collective(SymmMemTensor x) -> Tensor",  // seed 004, option 1
     // DESIGN.md §3 and §6
     "ns::name.overload(Tensor(a!) x, Tensor[] xs, int[] n, float f=1.0, *, str "
     "reduce_op=\"sum\", Tensor? out=None) -> (Tensor(a!), Tensor)",

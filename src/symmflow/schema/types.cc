@@ -10,7 +10,7 @@ namespace symmflow {
 namespace {
 using K = SchemaType::Kind;
 // Schema spellings of the base kinds, in enum order.
-constexpr std::array<std::pair<K, std::string_view>, 16> kBaseNames = {{
+constexpr std::array<std::pair<K, std::string_view>, 17> kBaseNames = {{
     {K::Tensor, "Tensor"},
     {K::Int, "int"},
     {K::SymInt, "SymInt"},
@@ -27,6 +27,7 @@ constexpr std::array<std::pair<K, std::string_view>, 16> kBaseNames = {{
     {K::Storage, "Storage"},
     {K::Stream, "Stream"},
     {K::Any, "Any"},
+    {K::SymmMemTensor, "SymmMemTensor"},
 }};
 }  // namespace
 
@@ -92,8 +93,7 @@ bool is_tensor_like(const SchemaType& t) {
   const SchemaType* e = &t;
   if (e->is_list()) e = &e->elem();
   if (e->is_optional()) e = &e->elem();
-  if (e->kind() == SchemaType::Kind::Tensor) return true;
-  return false;
+  return e->kind() == SchemaType::Kind::Tensor || e->kind() == SchemaType::Kind::SymmMemTensor;
 }
 
 }  // namespace symmflow

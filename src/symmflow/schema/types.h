@@ -19,6 +19,9 @@ class SchemaType {
   enum class Kind {
     Tensor, Int, SymInt, Float, Bool, Str, Scalar, ScalarType, Layout, Device,
     Generator, MemoryFormat, Dimname, Storage, Stream, Any,
+    // A Tensor that must live in symmetric memory (RFC seeds/004, option 1):
+    // binds like Tensor; Library::def registers such arguments as symmetric.
+    SymmMemTensor,
     List,      // elem(), fixed_size() (`int[2]`; nullopt for `int[]`)
     Optional,  // elem()
   };
@@ -52,8 +55,9 @@ std::string_view base_type_name(SchemaType::Kind k);
 // The base kind spelled `name` in a schema, or nullopt.
 std::optional<SchemaType::Kind> base_type_from_name(std::string_view name);
 
-// Tensor, Tensor?, Tensor[] and Tensor?[]: the types that can hold tensors, and so
-// the only ones that may need symmetric memory or carry a tensor alias.
+// Tensor, Tensor?, Tensor[] and Tensor?[] (or SymmMemTensor in their place): the
+// types that can hold tensors, and so the only ones that may need symmetric memory
+// or carry a tensor alias.
 bool is_tensor_like(const SchemaType& t);
 
 }  // namespace symmflow
