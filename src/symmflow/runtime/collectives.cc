@@ -43,9 +43,15 @@ std::string_view algo_name(AllReduceAlgo a) {
 
 namespace {
 
+// Measured at 2 pinned ranks (symmetric tensors, collectives_perf_test.cc):
+// the push one-shot wins up to ~2 KiB (1 KiB: 0.24 us vs 0.40 us), the fused
+// two-shot from 4 KiB on (4 KiB: 0.45 us vs 0.53 us; 64 KiB: 2.8 us vs 6.3 us).
+constexpr size_t kMeasuredOneShotMax = 2048;
+
 AlgorithmThresholds& thresholds_mut() {
   static AlgorithmThresholds t = [] {
     AlgorithmThresholds r;
+    r.one_shot_max_bytes = kMeasuredOneShotMax;
     if (const char* v = std::getenv("SYMMFLOW_ONE_SHOT_MAX_BYTES"); v && *v)
       r.one_shot_max_bytes = parse_bytes(v, "SYMMFLOW_ONE_SHOT_MAX_BYTES");
     return r;
@@ -56,6 +62,27 @@ AlgorithmThresholds& thresholds_mut() {
 bool same_view(const Tensor& a, const Tensor& b) {
   return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides() &&
          a.dtype() == b.dtype();
+}
+
+// Reduces elements [x0, x1) of every rank's source (st.bases, byte addresses of
+// element 0) into dst and, if `also` differs from dst, into `also` too, in
+// 64 KiB blocks so that the second copy comes from the cache. Outputs of
+// nt_min_bytes() and more (far beyond the cache) go out with non-temporal
+// stores through a cached block: no read-for-ownership of the output.
+void reduce_range(CollState& st, DType dt, ReduceOp op, int64_t x0, int64_t x1, size_t isz,
+                  char* dst, char* also, bool allow_stream) {
+  const int64_t blk = int64_t((64 << 10) / isz);
+  const bool stream = allow_stream && size_t(x1 - x0) * isz >= nt_min_bytes();
+  char* tmp = stream ? static_cast<char*>(st.scratch.get(64 << 10)) : nullptr;
+  for (int64_t x = x0; x < x1; x += blk) {
+    const int64_t m = std::min(blk, x1 - x);
+    const int64_t at = x * int64_t(isz);
+    for (int j = 0; j < st.W; ++j) st.ptrs[j] = st.bases[j] + at;
+    char* to = stream ? tmp : dst + at;
+    reduce_kernel(dt, op, st.W, st.ptrs.data(), to, size_t(m));
+    if (stream) copy_bytes_stream(dst + at, tmp, size_t(m) * isz);
+    if (also && also != dst) copy_bytes(also + at, to, size_t(m) * isz);
+  }
 }
 
 // One-shot, push: my input goes into every peer's slot; everyone reduces locally.
@@ -99,11 +126,11 @@ void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool in
     pack(in, st.ws_local());
     count_staged(r, bytes);
   }, what);
-  for (int j = 0; j < st.W; ++j) st.ptrs[j] = st.peer_src(j);
+  for (int j = 0; j < st.W; ++j) st.bases[j] = st.peer_src(j);
   // In place on a buffer peers read: reduce aside, copy back after the exit sync.
   const bool aside = (inplace && off >= 0) || !out.is_contiguous();
-  void* dst = aside ? st.scratch2.get(bytes) : out.data_ptr();
-  reduce_kernel(in.dtype(), op, st.W, st.ptrs.data(), dst, size_t(in.numel()));
+  char* dst = static_cast<char*>(aside ? st.scratch2.get(bytes) : out.data_ptr());
+  reduce_range(st, in.dtype(), op, 0, in.numel(), in.itemsize(), dst, nullptr, !aside);
   st.pull_end(what);
   if (aside) {
     unpack(dst, out);
@@ -111,8 +138,10 @@ void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool in
   }
 }
 
-// Two-shot: rank r reduces chunk r of every input into its reduced buffer R
-// (peer-readable), then everyone copies chunk p from rank p's R.
+// Two-shot: rank r reduces chunk r of every input. When every rank's output is
+// symmetric, rank r writes the result into chunk r of every output itself (2
+// syncs); otherwise into its reduced buffer R (peer-readable), and after a
+// sync everyone copies chunk p from rank p's R (3 syncs).
 void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, bool inplace,
                          ReduceOp op, CollectiveResult& r) {
   const char* what = "all_reduce (two-shot)";
@@ -140,32 +169,56 @@ void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, boo
     d.red_off = 0;
     d.ws_need = bytes;
   }
+  // Peers may write my result straight into my output when it is symmetric.
+  const int64_t final_off = inplace ? in_off : out_off;
+  if (final_off >= 0) {
+    d.flags |= kOutWritable;
+    d.out_off = uint64_t(final_off);
+  }
   st.pull_begin(d, nullptr, 0, [&] {
     pack(in, st.ws_local());
     count_staged(r, bytes);
   }, what);
 
-  // Reduce-scatter: my chunk, from every rank's source, in rank order.
   const int64_t b = chunk_begin(n, W, me, isz), e = chunk_begin(n, W, me + 1, isz);
-  for (int j = 0; j < W; ++j) st.ptrs[j] = st.peer_src(j) + b * int64_t(isz);
-  char* my_red = const_cast<char*>(st.peer_red(me));
-  reduce_kernel(in.dtype(), op, W, st.ptrs.data(), my_red + b * int64_t(isz), size_t(e - b));
-  st.signal_all(kChPhase);
-  st.wait_all(kChPhase, "all_reduce (two-shot) reduce-scatter done");
+  bool all_writable = true;
+  for (int j = 0; j < W; ++j) all_writable = all_writable && (st.peer_desc(j).flags & kOutWritable);
+  if (all_writable) {
+    // Fused: reduce my chunk block by block and write each block into every
+    // rank's output while it is hot. The peers' lines were just read, so the
+    // remote stores need no data transfer, and there is no middle sync.
+    // Disjoint: rank p only reads and writes chunk p of every buffer.
+    char* mine = static_cast<char*>((inplace ? in : out).data_ptr());
+    const int64_t blk = int64_t((64 << 10) / isz);
+    for (int64_t x = b; x < e; x += blk) {
+      const int64_t m = std::min(blk, e - x);
+      const int64_t at = x * int64_t(isz);
+      for (int j = 0; j < W; ++j) st.ptrs[j] = st.peer_src(j) + at;
+      reduce_kernel(in.dtype(), op, W, st.ptrs.data(), mine + at, size_t(m));
+      for (int i = 1; i < W; ++i) copy_bytes(st.peer_out((me + i) % W) + at, mine + at, size_t(m) * isz);
+    }
+    st.pull_end(what);
+    return;
+  }
 
-  // All-gather: chunk p from rank p's reduced buffer (mine last: it is local).
+  // Reduce-scatter: my chunk, from every rank's source, in rank order, into my
+  // output and (when that is not where peers read it) into my reduced buffer,
+  // block by block so that the second copy comes from the cache.
   const Tensor& o = inplace ? in : out;
   const bool direct = o.is_contiguous();
   char* dst = direct ? static_cast<char*>(o.data_ptr()) : static_cast<char*>(st.scratch2.get(bytes));
-  for (int i = 1; i <= W; ++i) {
+  char* my_red = const_cast<char*>(st.peer_red(me));
+  for (int j = 0; j < W; ++j) st.bases[j] = st.peer_src(j);
+  reduce_range(st, in.dtype(), op, b, e, isz, dst, my_red, direct);
+  if (my_red != dst) count_staged(r, size_t(e - b) * isz);  // the copy peers read
+  st.signal_all(kChPhase);
+  st.wait_all(kChPhase, "all_reduce (two-shot) reduce-scatter done");
+
+  // All-gather: chunk p from rank p's reduced buffer.
+  for (int i = 1; i < W; ++i) {
     const int p = (me + i) % W;
     const int64_t pb = chunk_begin(n, W, p, isz), pe = chunk_begin(n, W, p + 1, isz);
-    const char* src = st.peer_red(p) + pb * int64_t(isz);
-    char* to = dst + pb * int64_t(isz);
-    if (src != to && pe > pb) {
-      std::memcpy(to, src, size_t(pe - pb) * isz);
-      if (p == me) count_staged(r, size_t(pe - pb) * isz);  // out of the workspace
-    }
+    if (pe > pb) copy_out(dst + pb * int64_t(isz), st.peer_red(p) + pb * int64_t(isz), size_t(pe - pb) * isz);
   }
   st.pull_end(what);
   if (!direct) {

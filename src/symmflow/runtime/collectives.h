@@ -37,7 +37,7 @@ std::string_view algo_name(AllReduceAlgo a);
 // Size thresholds of the automatic choice (per machine; see docs/performance.md).
 // Environment: SYMMFLOW_ONE_SHOT_MAX_BYTES.
 struct AlgorithmThresholds {
-  size_t one_shot_max_bytes = 256 * 1024;  // one-shot up to this size, two-shot above
+  size_t one_shot_max_bytes = 2 * 1024;  // one-shot up to this size, two-shot above (measured)
 };
 const AlgorithmThresholds& thresholds();
 void set_thresholds(const AlgorithmThresholds& t);

@@ -82,14 +82,14 @@ CollectiveResult all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out
     st.push_exchange(d, [&](int) { return Payload(mine, bytes); }, what);
     for (int p = 0; p < W; ++p) {
       const char* src = p == me ? mine : st.slot(p);
-      if (src != dst + p * bytes && bytes) std::memcpy(dst + p * bytes, src, bytes);
+      if (src != dst + p * bytes && bytes) copy_bytes(dst + p * bytes, src, bytes);
     }
   } else {
     Desc d = st.begin(Kind::all_gather, Proto::pull, in.dtype(), -1, -1, in.numel(), 0);
     pull_source(st, d, in, nullptr, 0, r, [] {}, what);
     for (int i = 1; i < W; ++i) {
       const int p = (me + i) % W;
-      std::memcpy(dst + p * bytes, st.peer_src(p), bytes);
+      copy_out(dst + p * bytes, st.peer_src(p), bytes);
     }
     pack(in, dst + me * bytes);  // my own chunk straight from `in` (no-op if in place)
     st.pull_end(what);
@@ -187,7 +187,7 @@ CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tens
              "{} (its out_splits[{}])", p, ps[me], me, outs[p], p);
     int64_t from_row = 0;
     for (int j = 0; j < me; ++j) from_row += ps[j];
-    if (outs[p]) std::memcpy(dst + out_row * row_bytes, st.peer_src(p) + from_row * row_bytes,
+    if (outs[p]) copy_bytes(dst + out_row * row_bytes, st.peer_src(p) + from_row * row_bytes,
                              size_t(outs[p]) * row_bytes);
     out_row += outs[p];
   }

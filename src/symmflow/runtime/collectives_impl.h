@@ -3,7 +3,7 @@
 // two protocols every algorithm is built from.
 //
 // PUSH (small messages, one synchronisation): every rank copies its payload for
-// peer p, plus a 128-byte header describing the call, into p's slot
+// peer p, plus a 64-byte header describing the call, into p's slot
 // [k % 2][me] (k = number of push calls so far) and signals ARRIVE; then it
 // waits for every peer's ARRIVE and works from its own slots. No exit barrier:
 // a sender reuses slot parity k % 2 only at call k + 2, and by then it has
@@ -29,6 +29,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -38,6 +39,7 @@
 #include "symmflow/runtime/collectives.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/process_group.h"
+#include "symmflow/runtime/reduce_kernels.h"
 
 namespace symmflow::dist::detail {
 
@@ -47,9 +49,14 @@ inline constexpr int kChPhase = 3;
 inline constexpr int kChDone = 4;
 inline constexpr int kNumChannels = 5;  // 0..4 used; 5..15 free for later algorithms
 
-// Payload bytes of one push slot: a push call carries at most this per peer.
-inline constexpr size_t kSlotPayload = 64 * 1024;
-inline constexpr size_t kHeaderBytes = 128;
+// The largest push payload per peer that SYMMFLOW_PUSH_MAX_BYTES may ask for:
+// 256 KiB up to 8 ranks, then less, so that the 2 x W slots stay <= 4 MiB.
+inline size_t slot_payload(int W) {
+  return std::clamp<size_t>((size_t(2) << 20) / size_t(std::max(W, 1)), 16 << 10, 256 << 10);
+}
+inline constexpr size_t kDefaultPushMax = 2048;  // push up to this, pull above (per peer)
+inline constexpr size_t kHeaderBytes = 128;     // an announcement: Desc + extra words after it
+inline constexpr size_t kPushHeaderBytes = 64;  // a push slot's header: Desc up to `flags`
 
 enum class Kind : uint32_t { all_reduce = 1, all_gather, reduce_scatter, all_to_all, broadcast, tile_reduce };
 enum class Proto : uint32_t { push = 1, pull = 2, two_shot = 3 };
@@ -58,6 +65,7 @@ enum class Proto : uint32_t { push = 1, pull = 2, two_shot = 3 };
 inline constexpr uint32_t kSrcInWs = 1;    // src_off is relative to the workspace
 inline constexpr uint32_t kRedInWs = 2;    // red_off is relative to the workspace
 inline constexpr uint32_t kDataReady = 4;  // data was in place at ARRIVE
+inline constexpr uint32_t kOutWritable = 8;  // out_off: my output, peers may write it
 
 // What a rank announces about a call. Every field up to `aux` must agree across
 // ranks; the rest says where this rank's data is.
@@ -71,16 +79,17 @@ struct Desc {
   uint32_t pad_ = 0;
   int64_t numel = 0;  // the size every rank must agree on (per collective)
   int64_t aux = 0;    // second agreed quantity (rows of a tile, row elements)
-  // --- per rank, not compared ---
+  // --- per rank, not compared; pull only (not in a push header) ---
   uint32_t flags = 0;
   uint32_t pad2_ = 0;
   uint64_t src_off = 0;   // heap offset (or workspace offset) of my readable data
   uint64_t red_off = 0;   // two-shot: where my reduced chunk is
+  uint64_t out_off = 0;   // two-shot: heap offset of my (symmetric) output
   int64_t pitch = 0;      // tile_reduce: row pitch of my readable tile, elements
   uint64_t ws_need = 0;   // workspace bytes this rank needs for this call
-  int64_t peer_aux = 0;   // push: a per-receiver value (all_to_all rows)
 };
 static_assert(sizeof(Desc) <= kHeaderBytes);
+static_assert(offsetof(Desc, flags) <= kPushHeaderBytes);
 
 std::string describe(const Desc& d);
 
@@ -98,6 +107,9 @@ class Scratch {
 class CollState {
  public:
   explicit CollState(ProcessGroup& g);
+  ~CollState();
+  CollState(const CollState&) = delete;
+  CollState& operator=(const CollState&) = delete;
 
   ProcessGroup& g;
   const int W, me;
@@ -112,8 +124,8 @@ class CollState {
   void wait_all(int ch, std::string_view what);
 
   // --- push protocol ---
-  // payload(p) returns {ptr, bytes} for peer p (bytes <= kSlotPayload), may set
-  // d.peer_aux; after return, slot(p) holds what p pushed to me (header checked).
+  // payload(p) returns {ptr, bytes} for peer p (bytes <= push_max()); after
+  // return, slot(p) holds what p pushed to me (its header checked against d).
   template <class F>
   void push_exchange(Desc& d, F&& payload, std::string_view what);
   const char* slot(int src) const;  // payload peer `src` pushed to me in this call
@@ -123,8 +135,8 @@ class CollState {
   // --- pull protocol ---
   // Announces d (and `extra` int64 words, e.g. splits), ARRIVE, checks all peers.
   // `stage` is called to copy my data into the workspace when d.flags has
-  // kSrcInWs and the data is not there yet (before ARRIVE if the workspace is
-  // big enough, else after the collective growth); returns staged bytes.
+  // kSrcInWs (before ARRIVE if the workspace is big enough, else after the
+  // collective growth, then once more READY); it counts what it copies.
   template <class F>
   void pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage, std::string_view what);
   const Desc& peer_desc(int p) const;
@@ -132,6 +144,7 @@ class CollState {
   // Address of peer p's data at `off` (flagged relative to workspace or heap).
   const char* peer_src(int p) const;
   const char* peer_red(int p) const;
+  char* peer_out(int p) const { return peer_heap_[size_t(p)] + peer_desc(p).out_off; }
   char* ws_local() const { return ws_base(me); }
   void pull_end(std::string_view what) { signal_all(kChDone); wait_all(kChDone, what); }
 
@@ -140,6 +153,7 @@ class CollState {
   int64_t heap_offset(const Tensor& t, bool allow_strided = false) const;
   // W pointers, reused between calls (no allocation on the latency path).
   std::vector<const void*> ptrs;
+  std::vector<const char*> bases;
 
   Scratch scratch, scratch2;
 
@@ -153,12 +167,21 @@ class CollState {
   std::vector<uint64_t> expect_;  // [channel][peer]: signals consumed
   std::shared_ptr<Storage> meta_, slots_, ws_;
   size_t meta_stride_ = 0, slot_stride_ = 0, ws_cap_ = 0;
-  size_t push_max_ = kSlotPayload;
+  size_t push_max_ = 0;
   char* heap_base_ = nullptr;
+  std::vector<char*> peer_heap_;  // byte 0 of every rank's heap
   size_t heap_cap_ = 0;
 };
 
 CollState& state(ProcessGroup& g);
+
+// Copies of at least this many bytes into a collective's output bypass the
+// cache (non-temporal stores): at these sizes the output does not fit in the
+// cache anyway and nothing in the call reads it again. SYMMFLOW_NT_MIN_BYTES
+// overrides the default of 8 MiB (measured: 2-4 MiB copies lose, 8 MiB+ win).
+size_t nt_min_bytes();
+// copy_bytes, or copy_bytes_stream from nt_min_bytes() up.
+void copy_out(void* dst, const void* src, size_t n);
 
 // Tensor helpers.
 void pack(const Tensor& t, void* dst);          // t's elements, row-major, contiguous
@@ -174,7 +197,8 @@ inline void count_staged(CollectiveResult& r, uint64_t bytes) {
   r.staged_bytes += bytes;
 }
 
-// Byte range of chunk i of n elements split in W parts, aligned to cache lines.
+// First element of chunk i when n elements are split in W parts (chunk i is
+// [chunk_begin(i), chunk_begin(i + 1))); boundaries fall on cache lines.
 inline int64_t chunk_begin(int64_t n, int W, int i, size_t itemsize) {
   if (i >= W) return n;
   int64_t a = int64_t(64 / itemsize);
@@ -191,8 +215,8 @@ void CollState::push_exchange(Desc& d, F&& payload, std::string_view what) {
     int p = (me + i) % W;
     auto [ptr, bytes] = payload(p);
     char* dst = my_slot_at(p, k, me);  // my slot in p's buffer
-    if (bytes) std::memcpy(dst + kHeaderBytes, ptr, bytes);
-    std::memcpy(dst, &d, sizeof(Desc));
+    if (bytes) copy_bytes(dst + kPushHeaderBytes, ptr, bytes);
+    std::memcpy(dst, &d, offsetof(Desc, flags));
     g.signals().signal(p, kChArrive);
   }
   for (int i = 1; i < W; ++i) {

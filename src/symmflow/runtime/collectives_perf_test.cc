@@ -67,6 +67,18 @@ TEST(CollPerf, DISABLED_AllReduceLatencyAndBandwidth) {
   auto r = runtime::testing::run_job(nproc, [] {
     init();
     auto& g = world();
+    {  // the floor: a bare signal exchange with every peer (channel 5, unused)
+      std::vector<uint64_t> seen(size_t(g.size()), 0);
+      double ex = time_op(g, [&] {
+        for (int p = 0; p < g.size(); ++p)
+          if (p != g.rank()) g.signals().signal(p, 5);
+        for (int p = 0; p < g.size(); ++p)
+          if (p != g.rank()) g.signals().wait_signal(p, 5, ++seen[size_t(p)], "exchange");
+      });
+      Tensor one = symm::empty({1}, DType::f32);
+      double ar = time_op(g, [&] { all_reduce_(g, one, ReduceOp::sum); });
+      if (g.rank() == 0) std::printf("bare signal exchange %.3f us, all_reduce_ of 4 bytes %.3f us\n", ex, ar);
+    }
     for (int64_t bytes : perf_sizes()) {
       const int64_t n = bytes / 4;
       Tensor t = symm::empty({n}, DType::f32), in = symm::empty({n}, DType::f32),
@@ -81,13 +93,27 @@ TEST(CollPerf, DISABLED_AllReduceLatencyAndBandwidth) {
       double oop1 = time_op(g, [&] { all_reduce(g, in, out, ReduceOp::sum, AllReduceAlgo::one_shot); });
       double oop2 = time_op(g, [&] { all_reduce(g, in, out, ReduceOp::sum, AllReduceAlgo::two_shot); });
       double autom = time_op(g, [&] { all_reduce_(g, t, ReduceOp::sum); });
+      // What `symmflow bench collectives` times: symmetric in, regular out.
+      Tensor reg = Tensor::empty({n}, DType::f32);
+      double r1 = time_op(g, [&] { all_reduce(g, in, reg, ReduceOp::sum, AllReduceAlgo::one_shot); });
+      double r2 = time_op(g, [&] { all_reduce(g, in, reg, ReduceOp::sum, AllReduceAlgo::two_shot); });
       auto gbps = [&](double us) { return double(bytes) / (us * 1e3); };
+      // all_gather of `bytes` per rank into W x bytes; reduce_scatter of bytes into bytes / W.
+      Tensor gat = symm::empty({n * g.size()}, DType::f32, g), rs = symm::empty({n / g.size()}, DType::f32, g);
+      double ag = time_op(g, [&] { all_gather(g, in, gat); });
+      double rsc = time_op(g, [&] { reduce_scatter(g, in, rs, ReduceOp::sum); });
       if (g.rank() == 0)
         std::printf("%9lld B  memcpy %8.2f us %6.2f GB/s | in place: one-shot %8.2f us %6.2f GB/s, "
                     "two-shot %8.2f us %6.2f GB/s, auto %8.2f us | out of place: one %8.2f us "
                     "%6.2f GB/s, two %8.2f us %6.2f GB/s\n",
                     (long long)bytes, mc, gbps(mc), one, gbps(one), two, gbps(two), autom, oop1,
                     gbps(oop1), oop2, gbps(oop2));
+      if (g.rank() == 0)
+        std::printf("%9lld B  into a regular out: one-shot %8.2f us %6.2f GB/s, two-shot %8.2f us %6.2f GB/s\n",
+                    (long long)bytes, r1, gbps(r1), r2, gbps(r2));
+      if (g.rank() == 0)
+        std::printf("%9lld B  all_gather %8.2f us %6.2f GB/s | reduce_scatter %8.2f us %6.2f GB/s\n",
+                    (long long)bytes, ag, gbps(ag), rsc, gbps(rsc));
       std::fflush(stdout);
     }
     return 0;

@@ -174,6 +174,28 @@ template <class T>
   if (i < n) std::memcpy(dst + i, src + i, n - i);
 }
 
+// Non-temporal variant: stores bypass the cache (no read-for-ownership of the
+// destination), for copies far larger than the cache whose result is not
+// read again soon. Ends with sfence: NT stores are weakly ordered, and the
+// caller signals peers right after.
+[[gnu::target("avx2")]] void copy_nt_avx2(char* dst, const char* src, size_t n) {
+  using V = long long __attribute__((vector_size(32), aligned(1)));
+  size_t head = (32 - (reinterpret_cast<uintptr_t>(dst) & 31)) & 31;
+  if (head > n) head = n;
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + 128 <= n; i += 128) {
+    V a = *reinterpret_cast<const V*>(src + i), b = *reinterpret_cast<const V*>(src + i + 32),
+      c = *reinterpret_cast<const V*>(src + i + 64), d = *reinterpret_cast<const V*>(src + i + 96);
+    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i), a);
+    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 32), b);
+    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 64), c);
+    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 96), d);
+  }
+  __builtin_ia32_sfence();
+  if (i < n) std::memcpy(dst + i, src + i, n - i);
+}
+
 const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
 #else
 const bool kHaveAvx2 = false;
@@ -194,6 +216,14 @@ void copy_bytes(void* dst, const void* src, size_t n) {
   if (kHaveAvx2 && n >= 256) return copy_avx2(static_cast<char*>(dst), static_cast<const char*>(src), n);
 #endif
   std::memcpy(dst, src, n);
+}
+
+void copy_bytes_stream(void* dst, const void* src, size_t n) {
+#if defined(__x86_64__)
+  if (kHaveAvx2 && n >= 4096 && dst != src)
+    return copy_nt_avx2(static_cast<char*>(dst), static_cast<const char*>(src), n);
+#endif
+  copy_bytes(dst, src, n);
 }
 
 void check_reducible(DType dtype, ReduceOp op, std::string_view what) {

@@ -88,7 +88,8 @@ int run_bench_worker(const BenchWorkerOptions& o) {
     }
     // Symmetric buffers are collective allocations: every rank makes them, always.
     Tensor x = symm::empty({n}, DType::f32, g);
-    Tensor out = Tensor::empty({n}, DType::f32);
+    // The output is symmetric too: the compiler plans collective outputs there.
+    Tensor out = symm::empty({n}, DType::f32, g);
     Tensor regular = Tensor::empty({n}, DType::f32);
     fill_input(x, me);
     fill_input(regular, me);
