@@ -7,15 +7,12 @@
 #include <set>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/kernel_testing.h"
 
 namespace symmflow::kernels {
 namespace {
 
-std::vector<double> values(const Tensor& t) {
-  Tensor c = to_dtype(t, DType::f64);
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
+using testing::values;
 
 const DType kAll[] = {DType::f32, DType::f64, DType::bf16, DType::f16,
                       DType::i32, DType::i64, DType::boolean};

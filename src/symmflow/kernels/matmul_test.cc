@@ -9,26 +9,15 @@
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/shape_ops.h"
 #include "symmflow/kernels/views.h"
+#include "symmflow/kernels/kernel_testing.h"
 
 extern "C" int openblas_get_num_threads(void);
 
 namespace symmflow::kernels {
 namespace {
 
-Tensor from(std::vector<double> v, Shape s, DType t = DType::f32) {
-  Tensor out = Tensor::empty(s, t);
-  SF_DISPATCH(t, {
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = Scalar(v[i]).to<T>();
-  });
-  return out;
-}
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = to_dtype(t, DType::f64);
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
+using testing::from;
+using testing::values;
 
 // A = [[1,2,3],[4,5,6]], B = [[7,8],[9,10],[11,12]], A @ B = [[58,64],[139,154]].
 Tensor A(DType t = DType::f32) { return from({1, 2, 3, 4, 5, 6}, {2, 3}, t); }

@@ -4,24 +4,13 @@
 
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/views.h"
+#include "symmflow/kernels/kernel_testing.h"
 
 namespace symmflow::kernels {
 namespace {
 
-Tensor from(std::vector<double> v, Shape s, DType t = DType::f32) {
-  Tensor out = Tensor::empty(s, t);
-  SF_DISPATCH(t, {
-    T* p = out.data<T>();
-    for (size_t i = 0; i < v.size(); ++i) p[i] = Scalar(v[i]).to<T>();
-  });
-  return out;
-}
-
-std::vector<double> values(const Tensor& t) {
-  Tensor c = to_dtype(t, DType::f64);
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
+using testing::from;
+using testing::values;
 
 const DType kAll[] = {DType::f32, DType::f64, DType::bf16, DType::f16,
                       DType::i32, DType::i64, DType::boolean};

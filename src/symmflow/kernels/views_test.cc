@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/kernel_testing.h"
 
 namespace symmflow::kernels {
 namespace {
+
+using testing::values;
 
 Tensor iota(Shape s, DType t = DType::f32) {
   Tensor out = Tensor::empty(s, t);
@@ -17,12 +20,6 @@ Tensor iota(Shape s, DType t = DType::f32) {
 }
 
 // The elements of t in row-major logical order, as doubles.
-std::vector<double> values(const Tensor& t) {
-  Tensor c = to_dtype(t, DType::f64);
-  const double* p = c.data<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
 void expect_geometry(const Tensor& t, Shape sizes, Shape strides, int64_t offset) {
   EXPECT_EQ(t.sizes(), sizes);
   EXPECT_EQ(t.strides(), strides);
