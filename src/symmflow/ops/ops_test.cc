@@ -120,7 +120,9 @@ TEST(Registry, EveryOpHasAMetaKernel) {
     const auto& ns = op->schema().ns;
     if (ns != "aten" && ns != "c10d" && ns != "symm_mem") continue;
     EXPECT_TRUE(op->has_kernel(DispatchKey::Meta)) << op->full_name();
-    if (ns == "aten") EXPECT_TRUE(op->has_kernel(DispatchKey::CPU)) << op->full_name();
+    if (ns == "aten") {
+      EXPECT_TRUE(op->has_kernel(DispatchKey::CPU)) << op->full_name();
+    }
   }
 }
 
