@@ -2,17 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "symmflow/kernels/kernel_testing.h"
+
 namespace symmflow::kernels {
 namespace {
 
-Tensor iota(Shape s, DType t = DType::f32) {
-  Tensor out = Tensor::empty(s, t);
-  SF_DISPATCH(t, {
-    T* p = out.data<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) p[i] = T(float(i));
-  });
-  return out;
-}
+using testing::iota;
 
 TEST(Copy, BroadcastsAndConverts) {
   Tensor src = iota({3}, DType::i64);  // 0 1 2

@@ -10,14 +10,7 @@ namespace {
 
 using testing::values;
 
-Tensor iota(Shape s, DType t = DType::f32) {
-  Tensor out = Tensor::empty(s, t);
-  SF_DISPATCH(t, {
-    T* p = out.data<T>();
-    for (int64_t i = 0; i < out.numel(); ++i) p[i] = T(float(i));
-  });
-  return out;
-}
+using testing::iota;
 
 // The elements of t in row-major logical order, as doubles.
 void expect_geometry(const Tensor& t, Shape sizes, Shape strides, int64_t offset) {
