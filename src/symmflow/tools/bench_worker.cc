@@ -8,7 +8,7 @@
 #include <functional>
 #include <vector>
 
-#include "../../../bench/bench_common.h"
+#include "bench_common.h"
 #include "symmflow/runtime/collectives.h"
 #include "symmflow/runtime/p2p.h"
 #include "symmflow/runtime/symm.h"
