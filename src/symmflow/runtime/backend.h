@@ -1,29 +1,43 @@
-// Backend: what a process group needs from the transport, kept small so that an
-// `mpi` backend (bootstrap and inter-node transfer over MPI, shared memory inside
-// a node) can slot in later without touching collectives. The `shm` backend
-// (one node, no daemon) is the default.
+// Backend: what a process group needs from the transport. Two exist:
+//  - `shm` (shm_backend.h), the default: one node, ranks started by
+//    `symmflow launch`, no daemon;
+//  - `mpi` (mpi_backend.h, built when OpenMPI is found): ranks started by
+//    mpirun; MPI for bootstrap and between nodes, shared memory inside a node.
 //
-// Collectives should not branch on the backend's name; they ask
-// `is_shm_reachable(peer)` (equivalently: peer_ptr(peer) != nullptr) and use
-// load/store through the symmetric heap and signal pad for those peers.
+// Collectives do not branch on the backend's name: they ask the group for its
+// topology (which ranks share my node: is_shm_reachable, peer_ptr != nullptr)
+// and, for groups that span nodes, for its NetLink.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace symmflow::dist {
 
+class NetLink;
+
 class Backend {
  public:
   virtual ~Backend() = default;
-  virtual std::string_view name() const = 0;  // "shm"
+  virtual std::string_view name() const = 0;  // "shm" | "mpi"
   virtual int rank() const = 0;               // this process's world rank
   virtual int size() const = 0;               // world size
 
-  // True when `world_rank`'s symmetric heap is mapped in this process, so
-  // peer_ptr() is non-null and loads/stores/signals reach it directly.
-  virtual bool is_shm_reachable(int world_rank) const = 0;
+  // The node `world_rank` runs on: 0..num_nodes()-1, numbered in the order of
+  // their lowest rank. Ranks on one node share memory.
+  virtual int node_of(int world_rank) const = 0;
+  virtual int num_nodes() const = 0;
+  // True when `world_rank` is on this process's node: its symmetric heap can
+  // be mapped here, so peer_ptr() is non-null and loads/stores reach it.
+  bool is_shm_reachable(int world_rank) const { return node_of(world_rank) == node_of(rank()); }
+
+  // Collective over every world rank (members or not), in the same order on all:
+  // the message link between the members of a group that spans nodes. Returns
+  // nullptr on non-members (and an Error from backends without one).
+  virtual std::unique_ptr<NetLink> connect(const std::vector<int>& world_ranks,
+                                           std::string_view group_name) = 0;
 
   // Bootstrap, for setup only (slow path; every world rank takes part).
   virtual void bootstrap_barrier(std::string_view what) = 0;
@@ -38,6 +52,8 @@ class Backend {
   virtual std::string peer_problem(int world_rank) const = 0;
   // Marks the job failed so that every rank fails fast (the first reason wins).
   virtual void abort(std::string_view reason) = 0;
+  // Marks this rank as cleanly gone (peers still waiting for it fail at once).
+  virtual void detach() = 0;
 };
 
 }  // namespace symmflow::dist

@@ -37,6 +37,7 @@ std::string_view algo_name(AllReduceAlgo a) {
     case AllReduceAlgo::automatic: return "automatic";
     case AllReduceAlgo::one_shot: return "one_shot";
     case AllReduceAlgo::two_shot: return "two_shot";
+    case AllReduceAlgo::hierarchical: return "hierarchical";
   }
   return "?";
 }
@@ -241,9 +242,12 @@ CollectiveResult all_reduce_impl(ProcessGroup& g, const Tensor& in, const Tensor
     else SF_CHECK(!overlaps(in, out), "{}: `out` ({}) overlaps `in` ({}) without being the same "
                   "view; use all_reduce_ for in place", what, out.type_string(), in.type_string());
   }
+  if (g.spans_nodes()) return hier_all_reduce(g, in, out, op);
   CollState& st = state(g);
   CollectiveResult r;
-  r.algo = algo == AllReduceAlgo::automatic ? choose_all_reduce_algo(g, in.nbytes()) : algo;
+  r.algo = algo == AllReduceAlgo::automatic || algo == AllReduceAlgo::hierarchical
+               ? choose_all_reduce_algo(g, in.nbytes())
+               : algo;
   if (r.algo == AllReduceAlgo::one_shot) {
     if (in.nbytes() <= st.push_max()) all_reduce_push(st, in, out, op, r);
     else all_reduce_pull(st, in, out, inplace, op, r);
@@ -259,6 +263,7 @@ const AlgorithmThresholds& thresholds() { return thresholds_mut(); }
 void set_thresholds(const AlgorithmThresholds& t) { thresholds_mut() = t; }
 
 AllReduceAlgo choose_all_reduce_algo(const ProcessGroup& g, size_t bytes) {
+  if (g.spans_nodes()) return AllReduceAlgo::hierarchical;
   if (g.size() <= 1 || bytes <= thresholds().one_shot_max_bytes) return AllReduceAlgo::one_shot;
   return AllReduceAlgo::two_shot;
 }

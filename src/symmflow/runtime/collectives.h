@@ -31,7 +31,9 @@ enum class ReduceOp { sum, avg, max, min, product };
 ReduceOp parse_reduce_op(std::string_view s);
 std::string_view reduce_op_name(ReduceOp op);
 
-enum class AllReduceAlgo { automatic, one_shot, two_shot };
+// hierarchical: what a group spanning nodes always runs (any requested
+// algorithm): shared memory in each node, a chained fold between nodes.
+enum class AllReduceAlgo { automatic, one_shot, two_shot, hierarchical };
 std::string_view algo_name(AllReduceAlgo a);
 
 // Size thresholds of the automatic choice (per machine; see docs/performance.md).

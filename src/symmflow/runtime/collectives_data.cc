@@ -62,8 +62,7 @@ CollectiveResult all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out
   const char* what = "all_gather";
   check_data(in, what, "in");
   check_data(out, what, "out");
-  CollState& st = state(g);
-  const int W = st.W, me = st.me;
+  const int W = g.size(), me = g.rank();
   SF_CHECK(out.dtype() == in.dtype() && out.numel() == in.numel() * W,
            "all_gather: expected `out` with {} x {} = {} elements of {}, got {}", W, in.numel(),
            in.numel() * W, dtype_name(in.dtype()), out.type_string());
@@ -74,6 +73,8 @@ CollectiveResult all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out
   SF_CHECK(in_is_my_chunk || !overlaps(in, out),
            "all_gather: `out` {} overlaps `in` {} (only in == out's chunk {} is allowed)",
            out.type_string(), in.type_string(), me);
+  if (g.spans_nodes()) return hier_all_gather(g, in, out);
+  CollState& st = state(g);
   CollectiveResult r;
   char* dst = output_bytes(out, st.scratch2);
   if (bytes <= st.push_max()) {
@@ -103,8 +104,7 @@ CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor&
   check_data(in, what, "in");
   check_data(out, what, "out");
   check_reducible(in.dtype(), op, what);
-  CollState& st = state(g);
-  const int W = st.W, me = st.me;
+  const int W = g.size(), me = g.rank();
   SF_CHECK(in.numel() % W == 0, "reduce_scatter: expected `in` to hold {} equal chunks, but {} has "
            "{} elements", W, in.type_string(), in.numel());
   SF_CHECK(out.dtype() == in.dtype() && out.numel() == in.numel() / W,
@@ -112,6 +112,8 @@ CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor&
            in.numel() / W, dtype_name(in.dtype()), out.type_string());
   SF_CHECK(!overlaps(in, out), "reduce_scatter: `out` {} overlaps `in` {}", out.type_string(),
            in.type_string());
+  if (g.spans_nodes()) return hier_reduce_scatter(g, in, out, op);
+  CollState& st = state(g);
   CollectiveResult r;
   const int64_t m = out.numel();
   const size_t cbytes = out.nbytes();
@@ -138,8 +140,7 @@ CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tens
   const char* what = "all_to_all_single";
   check_data(in, what, "in");
   check_data(out, what, "out");
-  CollState& st = state(g);
-  const int W = st.W, me = st.me;
+  const int W = g.size(), me = g.rank();
   SF_CHECK(in.dim() >= 1 && out.dim() >= 1 && in.dtype() == out.dtype(),
            "all_to_all_single: expected `in` and `out` of the same dtype with at least one "
            "dimension, got {} and {}", in.type_string(), out.type_string());
@@ -173,6 +174,8 @@ CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tens
   };
   const std::vector<int64_t> ins = resolve(in_splits, in, "in_splits");
   const std::vector<int64_t> outs = resolve(out_splits, out, "out_splits");
+  if (g.spans_nodes()) return hier_all_to_all(g, in, out, outs, ins);
+  CollState& st = state(g);
   const size_t row_bytes = size_t(row) * in.itemsize();
   CollectiveResult r;
   // Always pull: the per-peer sizes differ between ranks, so no rank could pick
@@ -199,10 +202,11 @@ CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tens
 CollectiveResult broadcast_(ProcessGroup& g, const Tensor& t, int src) {
   const char* what = "broadcast_";
   check_data(t, what, "t");
-  CollState& st = state(g);
-  const int W = st.W, me = st.me;
+  const int W = g.size(), me = g.rank();
   SF_CHECK(src >= 0 && src < W, "broadcast_: src {} is not a rank of group '{}' (size {})", src,
            g.name(), W);
+  if (g.spans_nodes()) return hier_broadcast(g, t, src);
+  CollState& st = state(g);
   const size_t bytes = t.nbytes();
   CollectiveResult r;
   if (bytes <= st.push_max()) {
@@ -255,8 +259,7 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
   const char* what = "tile_reduce";
   check_data(in_tile, what, "in_tile");
   check_reducible(in_tile.dtype(), op, what);
-  CollState& st = state(g);
-  const int W = st.W, me = st.me;
+  const int W = g.size(), me = g.rank();
   SF_CHECK(root >= 0 && root < W, "tile_reduce: root {} is not a rank of group '{}' (size {})", root,
            g.name(), W);
   const Rows in = rows_of(in_tile);
@@ -270,6 +273,8 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
              "`in_tile` {} without being the same view", out_tile.type_string(), in_tile.type_string());
     out = rows_of(out_tile);
   }
+  if (g.spans_nodes()) return hier_tile_reduce(g, in_tile, out_tile, root, op);
+  CollState& st = state(g);
   const size_t isz = in_tile.itemsize(), bytes = in_tile.nbytes();
   CollectiveResult r;
   // My own tile, as rows (in place, or packed aside).

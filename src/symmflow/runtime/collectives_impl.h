@@ -183,6 +183,19 @@ size_t nt_min_bytes();
 // copy_bytes, or copy_bytes_stream from nt_min_bytes() up.
 void copy_out(void* dst, const void* src, size_t n);
 
+// Groups that span nodes (collectives_hier.cc): called by the public functions
+// after they validated the arguments. Shared memory inside each node, the
+// group's NetLink between nodes, contributions still folded in rank order.
+CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op);
+CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out);
+CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op);
+CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor& out,
+                                 const std::vector<int64_t>& out_splits,
+                                 const std::vector<int64_t>& in_splits);
+CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src);
+CollectiveResult hier_tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile,
+                                  int root, ReduceOp op);
+
 // Tensor helpers.
 void pack(const Tensor& t, void* dst);          // t's elements, row-major, contiguous
 void unpack(const void* src, const Tensor& t);  // the inverse

@@ -1,6 +1,11 @@
 #include "symmflow/runtime/control_block.h"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstring>
+
+#include <fmt/format.h>
 
 namespace symmflow::runtime {
 
@@ -22,6 +27,17 @@ bool job_aborted(const ControlBlock* cb) {
 std::string abort_message(const ControlBlock* cb) {
   if (!job_aborted(cb)) return "";
   return std::string(cb->abort_reason);
+}
+
+std::string slot_problem(const ControlBlock* cb, int slot, int rank) {
+  auto st = RankState(cb->state[slot].load(std::memory_order_acquire));
+  pid_t pid = cb->pid[slot].load(std::memory_order_acquire);
+  if (st == RankState::detached) return fmt::format("rank {} (pid {}) has already shut down", rank, pid);
+  // kill(pid, 0) sees a zombie as alive; the launcher reaps promptly and
+  // raises the abort flag, which covers that case.
+  if (st == RankState::attached && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
+    return fmt::format("rank {} (pid {}) is dead", rank, pid);
+  return "";
 }
 
 }  // namespace symmflow::runtime

@@ -46,5 +46,8 @@ struct ControlBlock {
 bool abort_job(ControlBlock* cb, int rank, const std::string& reason);
 bool job_aborted(const ControlBlock* cb);
 std::string abort_message(const ControlBlock* cb);  // "" when not aborted
+// What is wrong with the rank in `slot` ("rank 2 (pid 77) is dead"), or "".
+// `rank` is the number to name it by (slot and rank differ in node-local blocks).
+std::string slot_problem(const ControlBlock* cb, int slot, int rank);
 
 }  // namespace symmflow::runtime

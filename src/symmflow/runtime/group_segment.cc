@@ -59,14 +59,18 @@ std::shared_ptr<GroupSegment> GroupSegment::create(dist::Backend& backend, const
   SF_CHECK(!world_ranks.empty(), "group '{}': expected at least one rank", name);
   SF_CHECK(name.size() < 64, "group name '{}' is longer than 63 characters", name);
   capacity = round_up(std::max<size_t>(capacity, 4096), kHeapAlign);
-  const int w = int(world_ranks.size());
   const int me = backend.rank();
-  const int leader = world_ranks[0];
   const bool member = std::find(world_ranks.begin(), world_ranks.end(), me) != world_ranks.end();
+  // The members on my node, in group order: the segment holds their heaps only.
+  std::vector<int> local;
+  for (int r : world_ranks)
+    if (backend.node_of(r) == backend.node_of(me)) local.push_back(r);
+  const int w = int(local.size());
+  const int leader = local.empty() ? -1 : local[0];
 
   auto g = member ? std::make_shared<GroupSegment>() : nullptr;
   std::string published;
-  if (me == leader) {
+  if (member && me == leader) {
     // Zero-filled by ftruncate: every counter and sequence number starts at 0.
     g->seg_ = ShmSegment::create(backend.job_id(), "grp", total_bytes(w, capacity));
     auto* h = static_cast<GroupHeader*>(g->seg_.data());
@@ -79,17 +83,17 @@ std::shared_ptr<GroupSegment> GroupSegment::create(dist::Backend& backend, const
   std::string what = "creating group '" + name + "'";
   auto blobs = backend.all_gather_blob(published, what);
   if (member && me != leader) {
-    g->seg_ = ShmSegment::open(blobs[leader]);
+    g->seg_ = ShmSegment::open(blobs[size_t(leader)]);
     auto* h = static_cast<GroupHeader*>(g->seg_.data());
     SF_CHECK(h->magic == kGroupMagic && h->size == w && h->capacity == capacity &&
                  name == h->name,
              "group '{}': segment {} holds group '{}' of {} ranks x {} bytes, expected {} ranks x "
              "{} bytes (do all ranks use the same SYMMFLOW_SYMM_HEAP_BYTES?)",
-             name, blobs[leader], h->name, h->size, h->capacity, w, capacity);
+             name, blobs[size_t(leader)], h->name, h->size, h->capacity, w, capacity);
   }
   // Hygiene: the name disappears as soon as every member has the mapping.
   backend.bootstrap_barrier(what);
-  if (me == leader) g->seg_.unlink();
+  if (member && me == leader) g->seg_.unlink();
   if (g) {
     g->name_ = name;
     g->bind(w, capacity);

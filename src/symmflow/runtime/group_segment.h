@@ -1,6 +1,8 @@
-// GroupSegment: the one shared-memory segment of a process group, mapped by
-// every member. Layout (all offsets fixed by the group size W and the per-rank
-// heap capacity, so members only need the segment's name):
+// GroupSegment: the shared-memory segment of a process group on one node,
+// mapped by the group's members on that node (all members, for a group inside
+// one node). W below is that number of node-local members, and ranks here are
+// their node-local indices (0..W-1, in group order). Layout (all offsets fixed
+// by W and the per-rank heap capacity, so members only need the segment's name):
 //
 //   [header][signal pad: W x W x kChannels u64 + W wake words]
 //   [heap check: W rings of records + a wake word]
@@ -48,9 +50,9 @@ struct GroupHeader {
 class GroupSegment {
  public:
   // Collective over every world rank of `backend` (members and non-members):
-  // the first member creates the segment, the name goes through the bootstrap,
-  // the members map it, and once all have, the creator unlinks the name.
-  // Returns nullptr on non-members.
+  // on each node, the first member there creates the segment, the name goes
+  // through the bootstrap, that node's members map it, and once all have, the
+  // creator unlinks the name. Returns nullptr on non-members.
   static std::shared_ptr<GroupSegment> create(dist::Backend& backend, const std::string& name,
                                               const std::vector<int>& world_ranks,
                                               size_t capacity);

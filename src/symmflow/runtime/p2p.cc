@@ -145,7 +145,7 @@ class P2PEngine;
 
 class WorkImpl {
  public:
-  enum class State { queued, reading, staged, done };
+  enum class State { queued, reading, staged, net, done };
   P2POp::Kind kind;
   std::weak_ptr<P2PEngine> engine;
   int peer = 0, tag = 0;
@@ -157,6 +157,8 @@ class WorkImpl {
   int64_t sym_off = -1;  // heap offset in the group when symmetric + contiguous
   size_t bytes_done = 0;  // staged
   State state = State::queued;
+  NetLink::Request req = -1;  // peer on another node
+  std::vector<char> stage;    // its packed copy, when the tensor is strided
   bool done = false;
   std::exception_ptr error;
 
@@ -166,12 +168,13 @@ class WorkImpl {
 class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
  public:
   explicit P2PEngine(ProcessGroup& g)
-      : g_(g), seg_(g.segment()), me_(g.rank()), peers_(size_t(g.size())) {
-    for (int p = 0; p < g.size(); ++p) {
-      peers_[size_t(p)].head = seg_.p2p_pair(me_, p).head.load(std::memory_order_relaxed);
-      peers_[size_t(p)].tail = seg_.p2p_pair(p, me_).tail.load(std::memory_order_relaxed);
-      peers_[size_t(p)].drained = seg_.p2p_pair(p, me_).drained.load(std::memory_order_relaxed);
-      peers_[size_t(p)].chunks = seg_.p2p_pair(me_, p).drained.load(std::memory_order_acquire);
+      : g_(g), seg_(g.node_group().segment()), me_(g.rank()), lme_(g.local_index(g.rank())),
+        local_(g.node_ranks(g.node())), peers_(size_t(g.size())) {
+    for (int p : local_) {
+      peers_[size_t(p)].head = pair(me_, p).head.load(std::memory_order_relaxed);
+      peers_[size_t(p)].tail = pair(p, me_).tail.load(std::memory_order_relaxed);
+      peers_[size_t(p)].drained = pair(p, me_).drained.load(std::memory_order_relaxed);
+      peers_[size_t(p)].chunks = pair(me_, p).drained.load(std::memory_order_acquire);
     }
   }
 
@@ -196,6 +199,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   void post_recv(const std::shared_ptr<WorkImpl>& w) {
     Peer& pp = peers_[size_t(w->peer)];
     w->seq = ++pp.recv_seq[w->tag];
+    if (!g_.is_shm_reachable(w->peer)) return post_net(w);
     w->post = ++pp.posts;
     pp.recvs.emplace(w->post, w);
     P2PEvent e{};
@@ -211,6 +215,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   void post_send(const std::shared_ptr<WorkImpl>& w) {
     Peer& pp = peers_[size_t(w->peer)];
     w->seq = ++pp.send_seq[w->tag];
+    if (!g_.is_shm_reachable(w->peer)) return post_net(w);
     auto it = pp.unmatched.find(w->tag);
     if (it != pp.unmatched.end() && !it->second.posts.empty()) {
       Desc d = it->second.posts.front();
@@ -224,8 +229,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   // One pass: consume every incoming event, flush queued events, drive staged sends.
   void progress() {
-    for (int p = 0; p < g_.size(); ++p) consume(p);
-    for (int p = 0; p < g_.size(); ++p) {
+    for (int p : local_) consume(p);
+    if (!net_pending_.empty()) poll_net();
+    for (int p : local_) {
       flush(p);
       drive_staged(p);
     }
@@ -263,13 +269,21 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
         }
         next_check = now + std::chrono::milliseconds(50);
       }
-      if (now >= deadline)
+      if (now >= deadline) {
+        runtime::note_comm_failure();
         throw TimeoutError(fmt::format(
             "timeout after {:.3g} s in {} {}: group '{}', rank {} waiting for rank {}: {} "
             "(raise SYMMFLOW_TIMEOUT or dist::set_timeout() if the peer is just slow)",
             timeout_s, w.op(), what, g_.name(), me_, w.peer, describe(w)));
-      runtime::wait_slow([&] { return activity() != snap || Clock::now() >= deadline; },
-                         seg_.wake(me_), site, g_.liveness(), [&] { return describe(w); });
+      }
+      if (net_pending_.empty()) {
+        runtime::wait_slow([&] { return activity() != snap || Clock::now() >= deadline; },
+                           wake(me_), site, g_.liveness(), [&] { return describe(w); });
+      } else {
+        // Network requests move only when polled: no futex sleep.
+        runtime::wait_poll([&] { return activity() != snap || poll_net() || Clock::now() >= deadline; },
+                           site, g_.liveness(), [&] { return describe(w); });
+      }
     }
   }
 
@@ -300,12 +314,71 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     uint64_t head = 0, tail = 0;
   };
 
+  // Shared memory is indexed by node-local ranks.
+  P2PPairBlock& pair(int from, int to) const {
+    return seg_.p2p_pair(g_.local_index(from), g_.local_index(to));
+  }
+  runtime::WakeWord& wake(int p) const { return seg_.wake(g_.local_index(p)); }
+
+  // A peer on another node: the message goes over the group's NetLink as is
+  // (contiguous) or through a packed copy (counted), matched by MPI per tag.
+  void post_net(const std::shared_ptr<WorkImpl>& w) {
+    NetLink& net = *g_.net();
+    const bool direct = w->geo.contiguous() || w->nbytes == 0;
+    char* buf = direct ? w->geo.base : nullptr;
+    if (!direct) {
+      w->stage.resize(w->nbytes);
+      buf = w->stage.data();
+      if (w->kind == P2POp::Kind::send) {
+        strided_copy(w->geo, 0, w->nbytes / w->geo.item, buf, /*gather=*/true);
+        count_staged_copy(w->nbytes);
+      }
+    }
+    w->req = w->kind == P2POp::Kind::send
+                 ? net.isend(buf, w->nbytes, w->peer, w->tag, NetLink::Lane::p2p)
+                 : net.irecv(buf, w->nbytes, w->peer, w->tag, NetLink::Lane::p2p);
+    w->state = WorkImpl::State::net;
+    net_pending_.push_back(w);
+  }
+
+  // Tests every pending network request; true when any completed.
+  bool poll_net() {
+    bool any = false;
+    for (size_t i = 0; i < net_pending_.size();) {
+      auto& w = net_pending_[i];
+      size_t got = 0;
+      if (!g_.net()->test(w->req, &got)) {
+        ++i;
+        continue;
+      }
+      any = true;
+      if (w->kind == P2POp::Kind::recv && got != w->nbytes) {
+        error(*w, fmt::format(
+            "irecv size mismatch in group '{}': rank {} receives {} bytes ({}) from rank {} with "
+            "tag {} (sequence {}), but rank {} sent {} bytes",
+            g_.name(), me_, w->nbytes, w->tensor.type_string(), w->peer, w->tag, w->seq, w->peer,
+            got));
+      } else {
+        if (w->kind == P2POp::Kind::recv && !w->stage.empty()) {
+          strided_copy(w->geo, 0, w->nbytes / w->geo.item, w->stage.data(), /*gather=*/false);
+          count_staged_copy(w->nbytes);
+        }
+        w->bytes_done = w->nbytes;
+        complete(*w);
+      }
+      w->stage = {};
+      net_pending_[i] = net_pending_.back();
+      net_pending_.pop_back();
+    }
+    return any;
+  }
+
   int64_t symmetric_offset(const Tensor& t) const {
     if (t.nbytes() == 0 || !t.is_symmetric() || !t.is_contiguous()) return -1;
     SymmetricRegion* r = t.storage()->symmetric();
     if (r->group_name() != g_.name()) return -1;
     // The same group segment (not just the same name).
-    if (static_cast<char*>(r->peer_ptr(me_)) != seg_.heap_base(me_) + r->heap_offset()) return -1;
+    if (static_cast<char*>(r->peer_ptr(me_)) != seg_.heap_base(lme_) + r->heap_offset()) return -1;
     return int64_t(r->heap_offset() + size_t(t.storage_offset()) * t.itemsize());
   }
 
@@ -313,9 +386,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   // incoming rings, tails of outgoing rings, drained mailboxes. Only grows.
   uint64_t activity() const {
     uint64_t s = 0;
-    for (int p = 0; p < g_.size(); ++p) {
-      s += seg_.p2p_pair(p, me_).head.load(std::memory_order_acquire);
-      const P2PPairBlock& out = seg_.p2p_pair(me_, p);
+    for (int p : local_) {
+      s += pair(p, me_).head.load(std::memory_order_acquire);
+      const P2PPairBlock& out = pair(me_, p);
       s += out.tail.load(std::memory_order_acquire) + out.drained.load(std::memory_order_acquire);
     }
     return s;
@@ -323,11 +396,11 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   bool try_push(int p, const P2PEvent& e) {
     Peer& pp = peers_[size_t(p)];
-    P2PPairBlock& b = seg_.p2p_pair(me_, p);
+    P2PPairBlock& b = pair(me_, p);
     if (pp.head - b.tail.load(std::memory_order_acquire) >= uint64_t(runtime::kP2PRing)) return false;
     b.ring[pp.head % runtime::kP2PRing] = e;
     b.head.store(++pp.head, std::memory_order_release);
-    runtime::notify(seg_.wake(p));
+    runtime::notify(wake(p));
     return true;
   }
 
@@ -340,7 +413,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   void flush(int p) {
     Peer& pp = peers_[size_t(p)];
     if (pp.outbox.empty()) return;
-    P2PPairBlock& b = seg_.p2p_pair(me_, p);
+    P2PPairBlock& b = pair(me_, p);
     uint64_t tail = b.tail.load(std::memory_order_acquire);
     uint64_t h = pp.head;
     while (!pp.outbox.empty() && h - tail < uint64_t(runtime::kP2PRing)) {
@@ -350,13 +423,13 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     if (h != pp.head) {
       pp.head = h;
       b.head.store(h, std::memory_order_release);
-      runtime::notify(seg_.wake(p));
+      runtime::notify(wake(p));
     }
   }
 
   void consume(int p) {
     Peer& pp = peers_[size_t(p)];
-    P2PPairBlock& b = seg_.p2p_pair(p, me_);
+    P2PPairBlock& b = pair(p, me_);
     const uint64_t h = b.head.load(std::memory_order_acquire);
     if (h == pp.tail) return;
     while (pp.tail < h) {
@@ -365,7 +438,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
       handle(p, e);
     }
     b.tail.store(pp.tail, std::memory_order_release);
-    runtime::notify(seg_.wake(p));
+    runtime::notify(wake(p));
   }
 
   std::shared_ptr<WorkImpl> take(std::unordered_map<uint64_t, std::shared_ptr<WorkImpl>>& m,
@@ -415,9 +488,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
         if (it == pp.recvs.end()) take(pp.recvs, p, e);  // throws
         WorkImpl& w = *it->second;
         strided_copy(w.geo, e.a / w.geo.item, e.b / w.geo.item,
-                     seg_.p2p_pair(p, me_).mailbox[e.c], /*gather=*/false);
-        seg_.p2p_pair(p, me_).drained.store(++pp.drained, std::memory_order_release);
-        runtime::notify(seg_.wake(p));
+                     pair(p, me_).mailbox[e.c], /*gather=*/false);
+        pair(p, me_).drained.store(++pp.drained, std::memory_order_release);
+        runtime::notify(wake(p));
         w.bytes_done += e.b;
         w.state = WorkImpl::State::staged;
         if (w.bytes_done == w.nbytes) {
@@ -486,7 +559,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   void drive_staged(int p) {
     Peer& pp = peers_[size_t(p)];
-    P2PPairBlock& b = seg_.p2p_pair(me_, p);
+    P2PPairBlock& b = pair(me_, p);
     while (!pp.staged.empty()) {
       if (pp.chunks - b.drained.load(std::memory_order_acquire) >= uint64_t(runtime::kMailboxSlots))
         return;
@@ -530,7 +603,11 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   std::string describe(const WorkImpl& w) const {
     const int p = w.peer;
     std::string s;
-    if (w.kind == P2POp::Kind::recv) {
+    if (w.state == WorkImpl::State::net) {
+      s = fmt::format("{} of {} bytes over {} to/from rank {} (another node) has not completed",
+                      w.kind == P2POp::Kind::send ? "send" : "receive", w.nbytes,
+                      g_.net()->describe(), p);
+    } else if (w.kind == P2POp::Kind::recv) {
       if (w.bytes_done == 0)
         s = fmt::format("receive of {} bytes posted (post #{} to rank {}), no matching send has "
                         "arrived from rank {}", w.nbytes, w.post, p, p);
@@ -555,7 +632,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   ProcessGroup& g_;
   runtime::GroupSegment& seg_;
-  int me_;
+  int me_, lme_;
+  std::vector<int> local_;  // group ranks on my node (shared memory), me included
+  std::vector<std::shared_ptr<WorkImpl>> net_pending_;  // on the NetLink
   std::vector<Peer> peers_;
 };
 

@@ -7,6 +7,11 @@
 
 namespace symmflow::dist {
 
+namespace {
+// Tag of the barrier's messages between nodes (collectives' lane).
+constexpr int kNetBarrierTag = 1;
+}  // namespace
+
 std::unique_ptr<ProcessGroup> ProcessGroup::create(Backend& backend, std::string name,
                                                    std::vector<int> world_ranks,
                                                    size_t heap_capacity, bool check_heap) {
@@ -16,24 +21,109 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Backend& backend, std::string
              "group '{}': expected distinct world ranks in [0, {}), found {} in the list", name,
              backend.size(), r);
   }
+  // Topology from the backend's nodes, renumbered in the order of each node's
+  // lowest group rank (group order, not world order).
+  const int W = int(world_ranks.size());
+  std::vector<int> node_of(static_cast<size_t>(W)), local_of(static_cast<size_t>(W), -1);
+  std::vector<std::vector<int>> nodes;
+  std::vector<int> backend_node;  // our node k -> backend node
+  for (int p = 0; p < W; ++p) {
+    int bn = backend.node_of(world_ranks[size_t(p)]);
+    auto it = std::find(backend_node.begin(), backend_node.end(), bn);
+    if (it == backend_node.end()) {
+      backend_node.push_back(bn);
+      nodes.emplace_back();
+      it = backend_node.end() - 1;
+    }
+    int k = int(it - backend_node.begin());
+    node_of[size_t(p)] = k;
+    nodes[size_t(k)].push_back(p);
+  }
+  auto me_it = std::find(world_ranks.begin(), world_ranks.end(), backend.rank());
+  const bool member = me_it != world_ranks.end();
+  const int me = member ? int(me_it - world_ranks.begin()) : -1;
+  if (member) {
+    const auto& mine = nodes[size_t(node_of[size_t(me)])];
+    for (size_t i = 0; i < mine.size(); ++i) local_of[size_t(mine[i])] = int(i);
+  }
+
+  // Both are collective over every world rank, members or not.
   auto seg = runtime::GroupSegment::create(backend, name, world_ranks, heap_capacity);
+  std::unique_ptr<NetLink> net;
+  if (nodes.size() > 1) net = backend.connect(world_ranks, name);
   if (!seg) return nullptr;
+
   std::unique_ptr<ProcessGroup> g(new ProcessGroup());
   g->backend_ = &backend;
   g->name_ = std::move(name);
   g->world_ranks_ = std::move(world_ranks);
-  g->rank_ = int(std::find(g->world_ranks_.begin(), g->world_ranks_.end(), backend.rank()) -
-                 g->world_ranks_.begin());
+  g->rank_ = me;
+  g->nodes_ = std::move(nodes);
+  g->node_of_ = std::move(node_of);
+  g->local_of_ = std::move(local_of);
   g->seg_ = seg;
+  g->net_ = std::move(net);
   runtime::LivenessCheck* live = g.get();
-  g->heap_ = std::make_unique<SymmetricHeap>(seg, g->rank_, g->name_, live, check_heap);
-  g->signals_ = std::make_unique<SignalPad>(seg, g->rank_, g->name_, live);
+  g->heap_ = std::make_unique<SymmetricHeap>(seg, g->rank_, g->local_of_, g->name_, live, check_heap);
+  if (!g->spans_nodes()) {
+    g->signals_ = std::make_unique<SignalPad>(seg, g->rank_, g->name_, live);
+    return g;
+  }
+  // The node view: this node's members, ranks = local indices, sharing the
+  // segment and the heap's allocator (so the group's symmetric tensors are
+  // symmetric tensors of the node group too, and its collectives are zero copy).
+  const auto& mine = g->nodes_[size_t(g->node())];
+  std::unique_ptr<ProcessGroup> n(new ProcessGroup());
+  n->backend_ = &backend;
+  n->name_ = fmt::format("{}@node{}", g->name_, g->node());
+  for (int p : mine) n->world_ranks_.push_back(g->world_ranks_[size_t(p)]);
+  n->rank_ = g->local_of_[size_t(me)];
+  n->nodes_ = {std::vector<int>(mine.size())};
+  for (size_t i = 0; i < mine.size(); ++i) n->nodes_[0][i] = int(i);
+  n->node_of_.assign(mine.size(), 0);
+  n->local_of_ = n->nodes_[0];
+  n->seg_ = seg;
+  n->heap_ = g->heap_->node_view(n->name_);
+  runtime::LivenessCheck* nlive = n.get();
+  n->signals_ = std::make_unique<SignalPad>(seg, n->rank_, n->name_, nlive);
+  g->node_ = std::move(n);
   return g;
 }
 
 ProcessGroup::~ProcessGroup() = default;
 
-void ProcessGroup::barrier(std::string_view what) { signals_->barrier(what); }
+SignalPad& ProcessGroup::signals() {
+  SF_CHECK(!spans_nodes(), "group '{}' spans {} nodes: its signal pad reaches only this node's "
+           "ranks; use node_group().signals() with node-local ranks", name_, num_nodes());
+  return *signals_;
+}
+
+void ProcessGroup::barrier(std::string_view what) {
+  if (!spans_nodes()) return signals_->barrier(what);
+  // Everyone on my node has arrived; the nodes' first ranks meet; then they
+  // release their nodes.
+  node_->signals_->barrier(what);
+  if (rank_ == nodes_[size_t(node())][0]) net_barrier(what);
+  node_->signals_->barrier(what);
+}
+
+void ProcessGroup::net_barrier(std::string_view what) {
+  // Dissemination over the nodes' first ranks, empty messages: ceil(log2 N)
+  // rounds. One tag is enough: every round of every barrier goes to a
+  // different (peer, order) pair and MPI matches per pair in order.
+  ++net_barriers_;
+  const int N = num_nodes(), k = node();
+  runtime::WaitSite site{"barrier", what, name_, rank_, -1};
+  for (int d = 1; d < N; d <<= 1) {
+    const int to = nodes_[size_t((k + d) % N)][0], from = nodes_[size_t((k - d + N) % N)][0];
+    char none = 0;
+    auto r = net_->irecv(&none, 0, from, kNetBarrierTag, NetLink::Lane::coll);
+    auto s = net_->isend(&none, 0, to, kNetBarrierTag, NetLink::Lane::coll);
+    site.peer = from;
+    net_wait(*net_, r, site, this);
+    net_wait(*net_, s, site, this);
+  }
+}
 
 void ProcessGroup::check_peers(int group_rank, std::string_view context) {
   runtime::WaitSite site{"check_peers", context, name_, rank_, group_rank};
@@ -49,6 +139,7 @@ void ProcessGroup::check(const runtime::WaitSite& site) {
       if (p != rank_) problem = backend_->peer_problem(world_rank(p));
   }
   if (problem.empty()) return;
+  runtime::note_comm_failure();
   std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
   throw PeerFailure(fmt::format("peer failure in {}{}{}: group '{}', rank {} waiting for {}: {}",
                                 site.op, site.what.empty() ? "" : " ", site.what, site.group,

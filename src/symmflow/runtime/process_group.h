@@ -7,6 +7,12 @@
 //   g.barrier();
 //
 // Ranks inside a group are group ranks 0..size()-1; world_rank() maps them.
+//
+// Topology: a group may span nodes (mpi backend). Its members on this node
+// share a segment (heap + signal pad); node_group() is that set of ranks as a
+// group of its own (ranks = node-local indices, same heap), and net() carries
+// messages to the members on other nodes. Collectives and P2P pick shared
+// memory or the network per peer; a group inside one node never touches net().
 #pragma once
 #include <memory>
 #include <typeindex>
@@ -17,6 +23,7 @@
 
 #include "symmflow/runtime/backend.h"
 #include "symmflow/runtime/group_segment.h"
+#include "symmflow/runtime/net_link.h"
 #include "symmflow/runtime/signal_pad.h"
 #include "symmflow/runtime/symmetric_heap.h"
 
@@ -38,14 +45,30 @@ class ProcessGroup : private runtime::LivenessCheck {
   const std::vector<int>& world_ranks() const { return world_ranks_; }
 
   SymmetricHeap& heap() { return *heap_; }
-  SignalPad& signals() { return *signals_; }
+  // The signal pad of a group inside one node. For a group that spans nodes it
+  // is an Error: signals reach only this node (node_group().signals()).
+  SignalPad& signals();
   Backend* backend() const { return backend_; }
-  // True when the peer's memory is load/store reachable (peer_ptr non-null).
-  bool is_shm_reachable(int group_rank) const {
-    return backend_->is_shm_reachable(world_rank(group_rank));
-  }
 
-  // A barrier of this group over its signal pad (microseconds, not a syscall).
+  // --- topology ---
+  // Nodes are numbered 0..num_nodes()-1 in the order of their lowest group rank.
+  int num_nodes() const { return int(nodes_.size()); }
+  bool spans_nodes() const { return nodes_.size() > 1; }
+  int node() const { return node_of_[size_t(rank_)]; }
+  int node_of(int group_rank) const { return node_of_.at(size_t(group_rank)); }
+  const std::vector<int>& node_ranks(int node) const { return nodes_.at(size_t(node)); }
+  // The peer's index among my node's members (in group order); -1 on another node.
+  int local_index(int group_rank) const { return local_of_.at(size_t(group_rank)); }
+  // True when the peer's memory is load/store reachable (peer_ptr non-null).
+  bool is_shm_reachable(int group_rank) const { return local_index(group_rank) >= 0; }
+  // My node's members as a group (rank = local index, same heap). *this when
+  // the group does not span nodes.
+  ProcessGroup& node_group() { return node_ ? *node_ : *this; }
+  // The link to members on other nodes; nullptr when the group is on one node.
+  NetLink* net() const { return net_.get(); }
+
+  // A barrier of the whole group: over the signal pad inside a node
+  // (microseconds, not a syscall), plus a message round between nodes.
   void barrier(std::string_view what = "");
 
   // Per-group state of a layer built on top (collectives' workspace, P2P
@@ -61,19 +84,26 @@ class ProcessGroup : private runtime::LivenessCheck {
   // Throws PeerFailure if the job was aborted or a member is dead (-1: any).
   void check_peers(int group_rank, std::string_view context);
 
-  // For layers that wait on their own shared state (P2P): the group's segment
-  // and the liveness check that wait_slow() takes (abort flag, dead peers).
+  // For layers that wait on their own shared state (P2P): this node's segment
+  // (indexed by local_index) and the liveness check that wait_slow() takes
+  // (abort flag, dead peers).
   runtime::GroupSegment& segment() { return *seg_; }
   runtime::LivenessCheck* liveness() { return this; }
 
  private:
   ProcessGroup() = default;
   void check(const runtime::WaitSite& site) override;
+  void net_barrier(std::string_view what);
 
   Backend* backend_ = nullptr;
   std::string name_;
   int rank_ = -1;
   std::vector<int> world_ranks_;
+  std::vector<std::vector<int>> nodes_;  // group ranks per node
+  std::vector<int> node_of_, local_of_;  // per group rank
+  std::unique_ptr<NetLink> net_;
+  std::unique_ptr<ProcessGroup> node_;   // spanning groups only
+  uint64_t net_barriers_ = 0;
   std::shared_ptr<runtime::GroupSegment> seg_;
   std::unique_ptr<SymmetricHeap> heap_;
   std::unique_ptr<SignalPad> signals_;

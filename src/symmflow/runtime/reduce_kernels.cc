@@ -135,6 +135,59 @@ template <class T, class Op, bool kAvg>
   }
 }
 
+// fold_link's loop: the same element order and arithmetic as fold().
+template <class T, class Op, bool kAvg>
+void fold_link_t(const void* acc_in, int w, const void* const* srcs, void* acc_out, void* outv,
+                 int world, size_t n) {
+  using Tr = Traits<T>;
+  using A = typename Tr::Acc;
+  constexpr size_t kBlock = 4096 / sizeof(A);
+  alignas(64) A acc[kBlock];
+  for (size_t b = 0; b < n; b += kBlock) {
+    const size_t m = std::min(kBlock, n - b);
+    int j0 = 0;
+    if (acc_in) {
+      std::memcpy(acc, static_cast<const A*>(acc_in) + b, m * sizeof(A));
+    } else {
+      const T* x = static_cast<const T*>(srcs[0]) + b;
+      for (size_t k = 0; k < m; ++k) acc[k] = Tr::load(x[k]);
+      j0 = 1;
+    }
+    for (int j = j0; j < w; ++j) {
+      const T* x = static_cast<const T*>(srcs[j]) + b;
+      for (size_t k = 0; k < m; ++k) acc[k] = Op::f(acc[k], Tr::load(x[k]));
+    }
+    if (!outv) {
+      std::memcpy(static_cast<A*>(acc_out) + b, acc, m * sizeof(A));
+      continue;
+    }
+    T* out = static_cast<T*>(outv) + b;
+    if constexpr (kAvg) {
+      const A div = A(world);
+      for (size_t k = 0; k < m; ++k) out[k] = Tr::store(acc[k] / div);
+    } else {
+      for (size_t k = 0; k < m; ++k) out[k] = Tr::store(acc[k]);
+    }
+  }
+}
+
+template <class T>
+void dispatch_link(ReduceOp op, const void* acc_in, int w, const void* const* srcs, void* acc_out,
+                   void* out, int world, size_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    if (op == ReduceOp::sum || op == ReduceOp::max) fold_link_t<bool, Or, false>(acc_in, w, srcs, acc_out, out, world, n);
+    else fold_link_t<bool, And, false>(acc_in, w, srcs, acc_out, out, world, n);
+  } else {
+    switch (op) {
+      case ReduceOp::sum: fold_link_t<T, Sum, false>(acc_in, w, srcs, acc_out, out, world, n); break;
+      case ReduceOp::avg: fold_link_t<T, Sum, true>(acc_in, w, srcs, acc_out, out, world, n); break;
+      case ReduceOp::max: fold_link_t<T, Max, false>(acc_in, w, srcs, acc_out, out, world, n); break;
+      case ReduceOp::min: fold_link_t<T, Min, false>(acc_in, w, srcs, acc_out, out, world, n); break;
+      case ReduceOp::product: fold_link_t<T, Prod, false>(acc_in, w, srcs, acc_out, out, world, n); break;
+    }
+  }
+}
+
 template <class T>
 [[gnu::always_inline]] inline void dispatch_op(ReduceOp op, int w, const void* const* srcs, void* dst, size_t n) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -238,6 +291,19 @@ void reduce_kernel(DType dtype, ReduceOp op, int w, const void* const* srcs, voi
   if (kHaveAvx2) return reduce_avx2(dtype, op, w, srcs, dst, n);
 #endif
   reduce_base(dtype, op, w, srcs, dst, n);
+}
+
+size_t acc_itemsize(DType dtype) {
+  size_t r = 0;
+  SF_DISPATCH(dtype, r = sizeof(typename Traits<T>::Acc));
+  return r;
+}
+
+void fold_link(DType dtype, ReduceOp op, const void* acc_in, int w, const void* const* srcs,
+               void* acc_out, void* out, int world, size_t n) {
+  if (n == 0) return;
+  SF_CHECK(acc_in || w > 0, "fold_link: nothing to fold");
+  SF_DISPATCH(dtype, dispatch_link<T>(op, acc_in, w, srcs, acc_out, out, world, n));
 }
 
 }  // namespace symmflow::dist::detail

@@ -32,4 +32,15 @@ void copy_bytes_stream(void* dst, const void* src, size_t n);
 // dst[i] = finalize(fold over j in 0..w-1 of srcs[j][i]) for i < n.
 void reduce_kernel(DType dtype, ReduceOp op, int w, const void* const* srcs, void* dst, size_t n);
 
+// One link of a chained fold across nodes (hierarchical collectives): the
+// same fold as reduce_kernel, split at any rank. With `acc_in` (accumulator
+// type: f32 for bf16/f16, else the dtype) the fold continues from it over all
+// w sources; without, it starts at srcs[0]. Then either `acc_out` receives the
+// accumulator (not final), or `out` the finished value (avg: divided by
+// `world`, the whole group's size; rounded once). Chaining links over the ranks
+// in order gives bitwise what reduce_kernel gives over all of them at once.
+size_t acc_itemsize(DType dtype);
+void fold_link(DType dtype, ReduceOp op, const void* acc_in, int w, const void* const* srcs,
+               void* acc_out, void* out, int world, size_t n);
+
 }  // namespace symmflow::dist::detail

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/net_link.h"
 
 namespace symmflow::dist {
 
@@ -104,15 +105,14 @@ std::string ShmBackend::peer_problem(int world_rank) const {
   int lo = world_rank < 0 ? 0 : world_rank, hi = world_rank < 0 ? size_ : world_rank + 1;
   for (int r = lo; r < hi; ++r) {
     if (r == rank_) continue;
-    auto st = RankState(cb_->state[r].load(std::memory_order_acquire));
-    pid_t pid = cb_->pid[r].load(std::memory_order_acquire);
-    if (st == RankState::detached) return fmt::format("rank {} (pid {}) has already shut down", r, pid);
-    // kill(pid, 0) sees a zombie as alive; the launcher reaps promptly and
-    // raises the abort flag, which covers that case.
-    if (st == RankState::attached && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
-      return fmt::format("rank {} (pid {}) is dead", r, pid);
+    std::string p = runtime::slot_problem(cb_, r, r);
+    if (!p.empty()) return p;
   }
   return "";
+}
+
+std::unique_ptr<NetLink> ShmBackend::connect(const std::vector<int>&, std::string_view group_name) {
+  fail("group '{}': the shm backend runs on one node and has no network link", group_name);
 }
 
 void ShmBackend::abort(std::string_view reason) { runtime::abort_job(cb_, rank_, std::string(reason)); }

@@ -35,7 +35,10 @@ class ShmBackend final : public Backend {
   std::string_view name() const override { return "shm"; }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
-  bool is_shm_reachable(int) const override { return true; }
+  int node_of(int) const override { return 0; }
+  int num_nodes() const override { return 1; }
+  std::unique_ptr<NetLink> connect(const std::vector<int>& world_ranks,
+                                   std::string_view group_name) override;
   void bootstrap_barrier(std::string_view what) override;
   std::vector<std::string> all_gather_blob(std::string_view mine, std::string_view what) override;
   size_t max_blob_bytes() const override { return runtime::kBlobBytes; }
@@ -43,8 +46,7 @@ class ShmBackend final : public Backend {
   std::string peer_problem(int world_rank) const override;
   void abort(std::string_view reason) override;
 
-  // Marks this rank as cleanly gone (peers waiting for it then fail at once).
-  void detach();
+  void detach() override;
   runtime::ControlBlock* control() const { return cb_; }
 
  private:

@@ -139,25 +139,34 @@ struct SymmetricHeap::State {
   }
 };
 
+struct SymmetricHeap::View {
+  std::string group;
+  int rank;
+  std::vector<int> local_of;  // group rank -> index in the segment, -1: another node
+};
+
 namespace {
 
 class HeapRegion final : public SymmetricRegion {
  public:
-  HeapRegion(std::shared_ptr<SymmetricHeap::State> st, size_t offset)
-      : st_(std::move(st)), offset_(offset) {}
-  const std::string& group_name() const override { return st_->group; }
-  int rank() const override { return st_->rank; }
-  int world_size() const override { return st_->seg->size(); }
+  HeapRegion(std::shared_ptr<SymmetricHeap::State> st, std::shared_ptr<const SymmetricHeap::View> v,
+             size_t offset)
+      : st_(std::move(st)), v_(std::move(v)), offset_(offset) {}
+  const std::string& group_name() const override { return v_->group; }
+  int rank() const override { return v_->rank; }
+  int world_size() const override { return int(v_->local_of.size()); }
   size_t heap_offset() const override { return offset_; }
   void* peer_ptr(int peer) const override {
-    SF_CHECK(peer >= 0 && peer < st_->seg->size(),
-             "peer_ptr: expected a rank of group '{}' in [0, {}), found {}", st_->group,
-             st_->seg->size(), peer);
-    return st_->seg->heap_base(peer) + offset_;
+    SF_CHECK(peer >= 0 && peer < world_size(),
+             "peer_ptr: expected a rank of group '{}' in [0, {}), found {}", v_->group,
+             world_size(), peer);
+    const int li = v_->local_of[size_t(peer)];
+    return li < 0 ? nullptr : st_->seg->heap_base(li) + offset_;
   }
 
  private:
   std::shared_ptr<SymmetricHeap::State> st_;
+  std::shared_ptr<const SymmetricHeap::View> v_;
   size_t offset_;
 };
 
@@ -173,17 +182,32 @@ class HeapAllocator final : public Allocator {
 }  // namespace
 
 SymmetricHeap::SymmetricHeap(std::shared_ptr<runtime::GroupSegment> seg, int rank,
-                             std::string group_name, runtime::LivenessCheck* liveness, bool checked)
+                             std::vector<int> local_of, std::string group_name,
+                             runtime::LivenessCheck* liveness, bool checked)
     : state_(std::make_shared<State>()), allocator_(std::make_unique<HeapAllocator>(this)) {
+  SF_CHECK(rank >= 0 && size_t(rank) < local_of.size() && local_of[size_t(rank)] >= 0,
+           "symmetric heap of group '{}': rank {} is not on this node", group_name, rank);
   state_->seg = std::move(seg);
-  state_->rank = rank;
-  state_->group = std::move(group_name);
+  state_->rank = local_of[size_t(rank)];
+  state_->group = group_name;
   state_->liveness = liveness;
   state_->checked = checked;
   state_->free_blocks.emplace(0, state_->seg->capacity());
+  view_ = std::make_shared<View>(View{std::move(group_name), rank, std::move(local_of)});
+}
+
+std::unique_ptr<SymmetricHeap> SymmetricHeap::node_view(std::string group_name) const {
+  std::unique_ptr<SymmetricHeap> h(new SymmetricHeap());
+  h->state_ = state_;
+  h->allocator_ = std::make_unique<HeapAllocator>(h.get());
+  std::vector<int> identity(size_t(state_->seg->size()));
+  for (size_t i = 0; i < identity.size(); ++i) identity[i] = int(i);
+  h->view_ = std::make_shared<View>(View{std::move(group_name), state_->rank, std::move(identity)});
+  return h;
 }
 
 SymmetricHeap::~SymmetricHeap() {
+  if (!state_) return;
   // Storages may outlive the group: their frees must not wait on peers then.
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->liveness = nullptr;
@@ -210,15 +234,18 @@ std::shared_ptr<Storage> SymmetricHeap::allocate(size_t nbytes) {
   auto st = state_;
   return std::make_shared<Storage>(state_->seg->heap_base(state_->rank) + off, nbytes,
                                    [st, off](void*) { st->release(off); },
-                                   std::make_shared<HeapRegion>(state_, off));
+                                   std::make_shared<HeapRegion>(state_, view_, off));
 }
 
 Allocator& SymmetricHeap::allocator() { return *allocator_; }
-int SymmetricHeap::rank() const { return state_->rank; }
-int SymmetricHeap::size() const { return state_->seg->size(); }
+int SymmetricHeap::rank() const { return view_->rank; }
+int SymmetricHeap::size() const { return int(view_->local_of.size()); }
 size_t SymmetricHeap::capacity() const { return state_->seg->capacity(); }
 char* SymmetricHeap::local_base() const { return state_->seg->heap_base(state_->rank); }
-char* SymmetricHeap::peer_base(int peer) const { return state_->seg->heap_base(peer); }
+char* SymmetricHeap::peer_base(int peer) const {
+  const int li = view_->local_of.at(size_t(peer));
+  return li < 0 ? nullptr : state_->seg->heap_base(li);
+}
 
 size_t SymmetricHeap::bytes_in_use() const {
   std::lock_guard<std::mutex> lock(state_->mu);

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -18,6 +19,7 @@ namespace {
 
 std::atomic<double> g_timeout_override{0.0};
 std::atomic<bool> g_oversubscribed{false};
+std::atomic<bool> g_comm_failed{false};
 
 double env_timeout() {
   static const double t = [] {
@@ -40,6 +42,17 @@ long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts
   return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, ts, nullptr, 0);
 }
 
+[[noreturn]] void throw_timeout(const WaitSite& site, double timeout_s,
+                                FnRef<std::string()> state) {
+  note_comm_failure();
+  std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
+  throw TimeoutError(fmt::format(
+      "timeout after {:.3g} s in {}{}{}: group '{}', rank {} waiting for {}: {} "
+      "(raise SYMMFLOW_TIMEOUT or dist::set_timeout() if the peer is just slow)",
+      timeout_s, site.op, site.what.empty() ? "" : " ", site.what, site.group, site.rank, peer,
+      state()));
+}
+
 }  // namespace
 
 double wait_timeout_s() {
@@ -48,6 +61,9 @@ double wait_timeout_s() {
 }
 
 void set_wait_timeout_s(double seconds) { g_timeout_override.store(seconds > 0 ? seconds : 0.0); }
+
+void note_comm_failure() { g_comm_failed.store(true); }
+bool comm_failed() { return g_comm_failed.load(); }
 
 void set_oversubscribed(bool yes) { g_oversubscribed.store(yes); }
 
@@ -111,12 +127,7 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
     }
     if (now >= deadline) {
       if (ready()) return;
-      std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
-      throw TimeoutError(fmt::format(
-          "timeout after {:.3g} s in {}{}{}: group '{}', rank {} waiting for {}: {} "
-          "(raise SYMMFLOW_TIMEOUT or dist::set_timeout() if the peer is just slow)",
-          timeout_s, site.op, site.what.empty() ? "" : " ", site.what, site.group, site.rank,
-          peer, state()));
+      throw_timeout(site, timeout_s, state);
     }
     uint32_t seen = wake.word.load(std::memory_order_seq_cst);
     wake.sleepers.fetch_add(1, std::memory_order_seq_cst);
@@ -131,6 +142,52 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
     futex(&wake.word, FUTEX_WAIT, seen, &ts);  // EAGAIN/ETIMEDOUT/EINTR: just re-check
     wake.sleepers.fetch_sub(1, std::memory_order_seq_cst);
     if (ready()) return;
+  }
+}
+
+void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* liveness,
+               FnRef<std::string()> state) {
+  using Clock = std::chrono::steady_clock;
+  if (ready()) return;
+  const auto start = Clock::now();
+  const double timeout_s = wait_timeout_s();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(timeout_s));
+  const bool over = g_oversubscribed.load(std::memory_order_relaxed);
+  // Spin, then yield: a message on a fast link completes within microseconds.
+  const auto spin_until = start + std::chrono::microseconds(over ? 1 : 20);
+  const auto yield_until = spin_until + std::chrono::microseconds(over ? 0 : 100);
+  auto next_check = start + kLivenessPeriod;
+  long sleep_us = 10;
+  for (;;) {
+    if (ready()) return;
+    auto now = Clock::now();
+    if (now >= next_check) {
+      if (liveness) {
+        try {
+          liveness->check(site);
+        } catch (...) {
+          if (ready()) return;
+          throw;
+        }
+      }
+      next_check = now + kLivenessPeriod;
+    }
+    if (now >= deadline) {
+      if (ready()) return;
+      throw_timeout(site, timeout_s, state);
+    }
+    if (now < spin_until) {
+      for (int i = 0; i < 64; ++i) cpu_relax();
+    } else if (now < yield_until) {
+      sched_yield();
+    } else {
+      // Polling is what moves the request (MPI progresses inside test calls),
+      // so sleep only briefly: 10 us doubling up to 100 us.
+      timespec ts{0, sleep_us * 1000};
+      nanosleep(&ts, nullptr);
+      sleep_us = std::min(sleep_us * 2, 100L);
+    }
   }
 }
 

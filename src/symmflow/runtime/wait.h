@@ -79,6 +79,18 @@ class LivenessCheck {
 void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
                LivenessCheck* liveness, FnRef<std::string()> state);
 
+// The same for conditions no futex announces (a network request that only
+// moves when polled): spins, yields, then sleeps in short steps (10 us growing
+// to 100 us) between polls, checking liveness and the deadline as above.
+void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* liveness,
+               FnRef<std::string()> state);
+
+// Set when this process raised a TimeoutError or PeerFailure: the job is
+// failing. The mpi backend then ends the MPI job at exit (MPI_Abort) instead
+// of finalizing, which would wait for peers that may never arrive.
+void note_comm_failure();
+bool comm_failed();
+
 // Tuning of the spin phase; the runtime lowers it when ranks outnumber cores.
 void set_oversubscribed(bool yes);
 

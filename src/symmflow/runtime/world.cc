@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/mpi_backend.h"
 #include "symmflow/runtime/shm_backend.h"
 #include "symmflow/runtime/wait.h"
 
@@ -17,7 +18,7 @@ namespace symmflow::dist {
 namespace {
 
 struct WorldState {
-  std::unique_ptr<ShmBackend> backend;
+  std::unique_ptr<Backend> backend;
   // Groups in creation order; destroyed before the backend.
   std::vector<std::unique_ptr<ProcessGroup>> groups;
   std::map<std::string, ProcessGroup*> by_name;
@@ -37,6 +38,18 @@ WorldState& state(const char* op) {
 // Online CPUs, not this process's affinity mask: a launcher that pins rank r
 // to CPU r leaves each rank one CPU, yet the ranks do not share cores.
 int usable_cpus() { return int(sysconf(_SC_NPROCESSORS_ONLN)); }
+
+// SYMMFLOW_BACKEND=shm|mpi, else mpi when an MPI launcher started us (and not
+// `symmflow launch`, which sets SYMMFLOW_RENDEZVOUS), else shm.
+std::string choose_backend() {
+  if (const char* b = std::getenv("SYMMFLOW_BACKEND"); b && *b) {
+    std::string s = b;
+    SF_CHECK(s == "shm" || s == "mpi", "SYMMFLOW_BACKEND: expected shm or mpi, found \"{}\"", s);
+    return s;
+  }
+  if (launched_by_mpi() && !std::getenv("SYMMFLOW_RENDEZVOUS")) return "mpi";
+  return "shm";
+}
 
 }  // namespace
 
@@ -65,7 +78,6 @@ void init(const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_world) return;
   auto w = std::make_unique<WorldState>();
-  LaunchEnv env = read_launch_env();
   if (options.heap_bytes) {
     w->heap_bytes = *options.heap_bytes;
   } else if (const char* s = std::getenv("SYMMFLOW_SYMM_HEAP_BYTES"); s && *s) {
@@ -78,10 +90,25 @@ void init(const InitOptions& options) {
   } else if (const char* s = std::getenv("SYMMFLOW_CHECK_HEAP")) {
     w->check_heap = std::string(s) == "1";
   }
-  runtime::set_oversubscribed(env.local_world_size > usable_cpus());
-  w->backend = ShmBackend::attach(env);
-  std::vector<int> all(size_t(env.world_size));
-  for (int r = 0; r < env.world_size; ++r) all[size_t(r)] = r;
+  if (choose_backend() == "mpi") {
+    w->backend = make_mpi_backend();
+    // Ranks on this host (simulated nodes share it): OpenMPI says how many.
+    int local = 0;
+    for (int r = 0; r < w->backend->size(); ++r)
+      local += w->backend->node_of(r) == w->backend->node_of(w->backend->rank());
+    if (const char* v = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); v && std::atoi(v) > 0)
+      local = std::atoi(v);
+    runtime::set_oversubscribed(local > usable_cpus());
+  } else {
+    SF_CHECK(!std::getenv("SYMMFLOW_RANKS_PER_NODE"), "SYMMFLOW_RANKS_PER_NODE simulates nodes "
+             "of the mpi backend; the shm backend runs one node (start the ranks with mpirun, or "
+             "unset it)");
+    LaunchEnv env = read_launch_env();
+    runtime::set_oversubscribed(env.local_world_size > usable_cpus());
+    w->backend = ShmBackend::attach(env);
+  }
+  std::vector<int> all(size_t(w->backend->size()));
+  for (int r = 0; r < w->backend->size(); ++r) all[size_t(r)] = r;
   auto world = ProcessGroup::create(*w->backend, "world", all, w->heap_bytes, w->check_heap);
   w->by_name["world"] = world.get();
   w->groups.push_back(std::move(world));

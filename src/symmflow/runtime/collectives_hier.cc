@@ -1,0 +1,513 @@
+// Collectives of groups that span nodes (mpi backend): shared memory inside
+// each node (the node group's pull protocol, collectives_impl.h), the group's
+// NetLink between nodes. Every node's first member (its leader) talks to the
+// other nodes.
+//
+// all_reduce keeps the rank-order fold of the one-node algorithms, so results
+// are bitwise those of the shm backend for the same world: the ranks are cut
+// into runs of consecutive ranks on one node (one run per node when nodes hold
+// consecutive ranks), and the fold travels along the runs like a relay — the
+// leader of run i's node continues the accumulator it received from run i-1
+// over run i's inputs (read in place from shared memory) and passes it on, in
+// the accumulator type (f32 for bf16/f16), chunk by chunk so that the nodes
+// work in a pipeline. The last run's leader finishes (avg, rounding) and sends
+// each finished chunk to every other leader; leaders hand the result to their
+// node through shared memory. A leaders' tree reduction (what MPI_Allreduce
+// does) would add in another order and round bf16 at every step.
+//
+//   node 0 (ranks 0,1)            node 1 (ranks 2,3)
+//   acc = x0 + x1  ── chunk c ──▶ acc = (acc + x2) + x3 = result
+//   result ◀────────── chunk c ── result
+//
+// reduce_scatter is the same relay, then each leader gets its ranks' chunks;
+// all_gather gathers each node's pieces at its leader and exchanges them
+// between leaders; broadcast_ goes from the source to the other leaders, then
+// through each node; all_to_all_single sends the rows for other nodes
+// directly between the two ranks and the rest through the node's all_to_all;
+// tile_reduce runs on packed tiles through all_reduce.
+#include <cstdlib>
+
+#include "symmflow/core/error.h"
+#include "symmflow/runtime/collectives_impl.h"
+#include "symmflow/runtime/reduce_kernels.h"
+#include "symmflow/runtime/world.h"
+
+namespace symmflow::dist::detail {
+
+namespace {
+
+// Tags on the collectives' lane. Between two leaders, messages of one tag
+// match in the order they were sent, which every algorithm below relies on.
+constexpr int kTagResult = 2;
+constexpr int kTagGather = 3;
+constexpr int kTagScatter = 4;
+constexpr int kTagBcast = 5;
+constexpr int kTagA2A = 6;
+constexpr int kTagChain = 100;  // + run index: the accumulator entering that run
+
+// Pipeline chunk of the relay. SYMMFLOW_NET_CHUNK_BYTES overrides.
+size_t net_chunk_bytes() {
+  static const size_t v = [] {
+    const char* s = std::getenv("SYMMFLOW_NET_CHUNK_BYTES");
+    return s && *s ? parse_bytes(s, "SYMMFLOW_NET_CHUNK_BYTES") : size_t(512) << 10;
+  }();
+  return v;
+}
+
+struct Run {
+  int node, first, count;  // group ranks [first, first + count), all on `node`
+};
+
+// Per-group state of the hierarchical collectives.
+struct HierState {
+  explicit HierState(ProcessGroup& group) : g(group) {
+    for (int p = 0; p < g.size(); ++p) {
+      if (!runs.empty() && runs.back().node == g.node_of(p)) ++runs.back().count;
+      else runs.push_back({g.node_of(p), p, 1});
+    }
+  }
+  ProcessGroup& g;
+  std::vector<Run> runs;
+  Scratch acc, result, packed;
+
+  int leader(int node) const { return g.node_ranks(node)[0]; }
+  bool am_leader() const { return leader(g.node()) == g.rank(); }
+  NetLink& net() const { return *g.net(); }
+};
+
+HierState& hier(ProcessGroup& g) { return g.extension<HierState>(); }
+
+runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
+  return runtime::WaitSite{op, "between nodes", g.name(), g.rank(), peer};
+}
+
+bool same_view(const Tensor& a, const Tensor& b) {
+  return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+// The node phase shared by the reductions and all_gather: members other than
+// the leader make `in` readable (in place or staged), the leader announces
+// where the result will be (its `out` when peer-readable, else `res_bytes` of
+// workspace). Returns the node's CollState, or nullptr for a one-rank node.
+CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& out, int op,
+                      size_t res_bytes, bool result_in_out, CollectiveResult& r, const char* what) {
+  ProcessGroup& nd = h.g.node_group();
+  if (nd.size() == 1) return nullptr;
+  CollState& st = state(nd);
+  Desc d = st.begin(kind, Proto::pull, in.dtype(), op, -1, in.numel(), /*aux: hierarchical*/ 1);
+  if (nd.rank() != 0) {
+    const int64_t off = st.heap_offset(in);
+    if (off >= 0) {
+      d.src_off = uint64_t(off);
+    } else {
+      d.flags |= kSrcInWs;
+      d.ws_need = in.nbytes();
+    }
+  } else {
+    const int64_t off = result_in_out ? st.heap_offset(out) : -1;
+    if (off >= 0) {
+      d.red_off = uint64_t(off);
+    } else {
+      d.flags |= kRedInWs;
+      d.ws_need = res_bytes;
+    }
+  }
+  st.pull_begin(d, nullptr, 0, [&] {
+    pack(in, st.ws_local());
+    count_staged(r, in.nbytes());
+  }, what);
+  return &st;
+}
+
+// The leader's buffer for the whole result: what node_begin announced, or
+// (one-rank node) `out` itself when it is given, contiguous and `res_bytes`
+// long, else scratch.
+char* result_buffer(HierState& h, CollState* st, const Tensor& out, size_t res_bytes) {
+  if (st) return const_cast<char*>(st->peer_red(0));
+  if (out.defined() && out.is_contiguous() && out.nbytes() == res_bytes)
+    return static_cast<char*>(out.data_ptr());
+  return static_cast<char*>(h.result.get(std::max<size_t>(res_bytes, 1)));
+}
+
+// The leader's own input as contiguous bytes.
+const char* own_input(HierState& h, const Tensor& in, CollectiveResult& r) {
+  if (in.is_contiguous()) return static_cast<const char*>(in.data_ptr());
+  void* p = h.packed.get(in.nbytes());
+  pack(in, p);
+  count_staged(r, in.nbytes());
+  return static_cast<const char*>(p);
+}
+
+// Address of group rank p's input (p on my node), for the leader.
+const char* input_of(HierState& h, CollState* st, int p, const char* mine) {
+  if (p == h.g.rank()) return mine;
+  return st->peer_src(h.g.local_index(p));
+}
+
+// The relay (leaders only): folds in rank order across the runs; `res` gets
+// the finished result — every element on the last run's node, and on the
+// others too when `share` (sent chunk by chunk as it is finished).
+void relay(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine, int64_t n,
+           char* res, bool share, const char* what) {
+  ProcessGroup& g = h.g;
+  NetLink& net = h.net();
+  const size_t isz = element_size(dt), asz = acc_itemsize(dt);
+  const int last = int(h.runs.size()) - 1;
+  const int final_node = h.runs[size_t(last)].node;
+  std::vector<int> mine_runs;
+  for (int i = 0; i <= last; ++i)
+    if (h.runs[size_t(i)].node == g.node()) mine_runs.push_back(i);
+  // Chunks are whole cache lines of the data.
+  const int64_t line = int64_t(64 / isz);
+  int64_t C = std::max<int64_t>(line, int64_t(net_chunk_bytes() / asz) / line * line);
+  const int64_t nchunks = (n + C - 1) / C;
+  // Per run of mine: the accumulator received (runs after the first) and the
+  // one passed on (runs before the last), n elements each.
+  const size_t abytes = size_t(n) * asz;
+  char* pool = static_cast<char*>(h.acc.get(2 * mine_runs.size() * abytes));
+  auto acc_in = [&](size_t k) { return pool + (2 * k) * abytes; };
+  auto acc_out = [&](size_t k) { return pool + (2 * k + 1) * abytes; };
+  std::vector<std::vector<NetLink::Request>> recvs(mine_runs.size());
+  for (size_t k = 0; k < mine_runs.size(); ++k) {
+    const int i = mine_runs[k];
+    if (i == 0) continue;
+    const int from = h.leader(h.runs[size_t(i - 1)].node);
+    for (int64_t c = 0; c < nchunks; ++c) {
+      const int64_t len = std::min(C, n - c * C);
+      recvs[k].push_back(net.irecv(acc_in(k) + size_t(c * C) * asz, size_t(len) * asz, from,
+                                   kTagChain + i, NetLink::Lane::coll));
+    }
+  }
+  std::vector<NetLink::Request> pending;
+  std::vector<const void*> srcs;
+  for (int64_t c = 0; c < nchunks; ++c) {
+    const int64_t at = c * C, len = std::min(C, n - at);
+    for (size_t k = 0; k < mine_runs.size(); ++k) {
+      const int i = mine_runs[k];
+      const Run& run = h.runs[size_t(i)];
+      if (i > 0) net_wait(net, recvs[k][size_t(c)], site_of(g, what, h.leader(h.runs[size_t(i - 1)].node)), g.liveness());
+      srcs.clear();
+      for (int p = run.first; p < run.first + run.count; ++p)
+        srcs.push_back(input_of(h, st, p, mine) + size_t(at) * isz);
+      const void* ain = i > 0 ? acc_in(k) + size_t(at) * asz : nullptr;
+      if (i == last) {
+        char* dst = res + size_t(at) * isz;
+        fold_link(dt, op, ain, run.count, srcs.data(), nullptr, dst, g.size(), size_t(len));
+        if (share)
+          for (int node = 0; node < g.num_nodes(); ++node)
+            if (node != g.node())
+              pending.push_back(net.isend(dst, size_t(len) * isz, h.leader(node), kTagResult,
+                                          NetLink::Lane::coll));
+      } else {
+        char* a = acc_out(k) + size_t(at) * asz;
+        fold_link(dt, op, ain, run.count, srcs.data(), a, nullptr, g.size(), size_t(len));
+        pending.push_back(net.isend(a, size_t(len) * asz, h.leader(h.runs[size_t(i + 1)].node),
+                                    kTagChain + i + 1, NetLink::Lane::coll));
+      }
+    }
+    // Posted only now: the finished chunk c cannot exist before my part of it
+    // left, and my inputs in `res` (in place) have been read by then.
+    if (share && g.node() != final_node)
+      pending.push_back(net.irecv(res + size_t(at) * isz, size_t(len) * isz, h.leader(final_node),
+                                  kTagResult, NetLink::Lane::coll));
+  }
+  net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+}
+
+// The node phase's end: the leader says its result is ready (kChPhase), every
+// other member copies `bytes` at `offset` of it with `take`, then the exit sync.
+template <class F>
+void node_end(CollState* st, bool leader, F&& take, const char* what) {
+  if (!st) return;
+  if (leader) {
+    st->signal_all(kChPhase);
+  } else {
+    st->wait_from(0, kChPhase, what);
+    take(st->peer_red(0));
+  }
+  st->pull_end(what);
+}
+
+void copy_into(const char* src, const Tensor& out, CollectiveResult& r) {
+  if (out.is_contiguous()) {
+    copy_out(out.data_ptr(), src, out.nbytes());
+  } else {
+    unpack(src, out);
+    count_staged(r, out.nbytes());
+  }
+}
+
+}  // namespace
+
+CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op) {
+  const char* what = "all_reduce (hierarchical)";
+  CollectiveResult r;
+  r.algo = AllReduceAlgo::hierarchical;
+  if (in.numel() == 0) return r;
+  HierState& h = hier(g);
+  const bool leader = h.am_leader();
+  const size_t bytes = in.nbytes();
+  CollState* st = node_begin(h, Kind::all_reduce, in, out, int(op), bytes, true, r, what);
+  if (leader) {
+    char* res = result_buffer(h, st, out, bytes);
+    const char* mine = own_input(h, in, r);
+    relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
+    if (res != out.data_ptr() || !out.is_contiguous()) {
+      unpack(res, out);
+      count_staged(r, bytes);
+    }
+  }
+  node_end(st, leader, [&](const char* res) { copy_into(res, out, r); }, what);
+  (void)same_view;
+  return r;
+}
+
+CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op) {
+  const char* what = "reduce_scatter (hierarchical)";
+  CollectiveResult r;
+  if (in.numel() == 0) return r;
+  HierState& h = hier(g);
+  const bool leader = h.am_leader();
+  const size_t isz = in.itemsize(), cbytes = out.nbytes();
+  CollState* st = node_begin(h, Kind::reduce_scatter, in, out, int(op), in.nbytes(), false, r, what);
+  if (leader) {
+    char* res = result_buffer(h, st, Tensor(), in.nbytes());
+    const char* mine = own_input(h, in, r);
+    relay(h, st, in.dtype(), op, mine, in.numel(), res, false, what);
+    // The last run's leader sends every other node its members' chunks.
+    NetLink& net = h.net();
+    const int final_node = h.runs.back().node;
+    std::vector<NetLink::Request> pending;
+    if (g.node() == final_node) {
+      for (int node = 0; node < g.num_nodes(); ++node)
+        if (node != g.node())
+          for (int p : g.node_ranks(node))
+            pending.push_back(net.isend(res + size_t(p) * cbytes, cbytes, h.leader(node),
+                                        kTagScatter, NetLink::Lane::coll));
+    } else {
+      for (int p : g.node_ranks(g.node()))
+        pending.push_back(net.irecv(res + size_t(p) * cbytes, cbytes, h.leader(final_node),
+                                    kTagScatter, NetLink::Lane::coll));
+    }
+    net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+    copy_into(res + size_t(g.rank()) * cbytes, out, r);
+  }
+  (void)isz;
+  node_end(st, leader, [&](const char* res) { copy_into(res + size_t(g.rank()) * cbytes, out, r); },
+           what);
+  return r;
+}
+
+CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out) {
+  const char* what = "all_gather (hierarchical)";
+  CollectiveResult r;
+  if (in.numel() == 0) return r;
+  HierState& h = hier(g);
+  const bool leader = h.am_leader();
+  const size_t bytes = in.nbytes(), total = out.nbytes();
+  CollState* st = node_begin(h, Kind::all_gather, in, out, -1, total, true, r, what);
+  if (leader) {
+    NetLink& net = h.net();
+    char* res = result_buffer(h, st, out, total);
+    std::vector<NetLink::Request> pending;
+    for (int node = 0; node < g.num_nodes(); ++node)
+      if (node != g.node())
+        for (int p : g.node_ranks(node))
+          pending.push_back(net.irecv(res + size_t(p) * bytes, bytes, h.leader(node), kTagGather,
+                                      NetLink::Lane::coll));
+    // My node's pieces into place (each in rank order), then out to every other leader.
+    const char* mine = own_input(h, in, r);
+    for (int p : g.node_ranks(g.node())) {
+      const char* src = input_of(h, st, p, mine);
+      if (src != res + size_t(p) * bytes) copy_bytes(res + size_t(p) * bytes, src, bytes);
+    }
+    for (int node = 0; node < g.num_nodes(); ++node)
+      if (node != g.node())
+        for (int p : g.node_ranks(g.node()))
+          pending.push_back(net.isend(res + size_t(p) * bytes, bytes, h.leader(node), kTagGather,
+                                      NetLink::Lane::coll));
+    net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+    if (res != out.data_ptr() || !out.is_contiguous()) {
+      unpack(res, out);
+      count_staged(r, total);
+    }
+  }
+  node_end(st, leader, [&](const char* res) { copy_into(res, out, r); }, what);
+  return r;
+}
+
+CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
+  const char* what = "broadcast_ (hierarchical)";
+  CollectiveResult r;
+  if (t.numel() == 0) return r;
+  HierState& h = hier(g);
+  NetLink& net = h.net();
+  ProcessGroup& nd = g.node_group();
+  const size_t bytes = t.nbytes();
+  const int src_node = g.node_of(src);
+  std::vector<NetLink::Request> pending;
+  if (g.rank() == src) {
+    const char* mine = own_input(h, t, r);
+    for (int node = 0; node < g.num_nodes(); ++node)
+      if (node != src_node)
+        pending.push_back(net.isend(mine, bytes, h.leader(node), kTagBcast, NetLink::Lane::coll));
+  }
+  if (g.node() == src_node) {
+    if (nd.size() > 1) {
+      CollectiveResult n = broadcast_(nd, t, g.local_index(src));
+      r.staged |= n.staged;
+      r.staged_bytes += n.staged_bytes;
+    }
+  } else {
+    if (h.am_leader()) {
+      const bool direct = t.is_contiguous();
+      char* dst = direct ? static_cast<char*>(t.data_ptr()) : static_cast<char*>(h.result.get(bytes));
+      pending.push_back(net.irecv(dst, bytes, src, kTagBcast, NetLink::Lane::coll));
+      net_wait_all(net, pending, site_of(g, what, src), g.liveness());
+      if (!direct) {
+        unpack(dst, t);
+        count_staged(r, bytes);
+      }
+    }
+    if (nd.size() > 1) {
+      CollectiveResult n = broadcast_(nd, t, 0);
+      r.staged |= n.staged;
+      r.staged_bytes += n.staged_bytes;
+    }
+  }
+  net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+  return r;
+}
+
+CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor& out,
+                                 const std::vector<int64_t>& out_splits,
+                                 const std::vector<int64_t>& in_splits) {
+  const char* what = "all_to_all_single (hierarchical)";
+  CollectiveResult r;
+  HierState& h = hier(g);
+  NetLink& net = h.net();
+  ProcessGroup& nd = g.node_group();
+  const int W = g.size();
+  int64_t row = 1;
+  for (int64_t d = 1; d < in.dim(); ++d) row *= in.size(d);
+  const size_t row_bytes = size_t(row) * in.itemsize();
+  // Contiguous stand-ins for strided tensors (counted).
+  auto regular = [&](const Tensor& t) { return Tensor::empty_with(regular_allocator(), t.sizes(), t.dtype()); };
+  Tensor inC = in, outC = out;
+  if (!in.is_contiguous()) {
+    inC = regular(in);
+    pack(in, inC.data_ptr());
+    count_staged(r, in.nbytes());
+  }
+  if (!out.is_contiguous()) outC = regular(out);
+  std::vector<int64_t> in_at(size_t(W) + 1, 0), out_at(size_t(W) + 1, 0);
+  for (int p = 0; p < W; ++p) {
+    in_at[size_t(p) + 1] = in_at[size_t(p)] + in_splits[size_t(p)];
+    out_at[size_t(p) + 1] = out_at[size_t(p)] + out_splits[size_t(p)];
+  }
+  char* ib = static_cast<char*>(inC.data_ptr());
+  char* ob = static_cast<char*>(outC.data_ptr());
+  // Other nodes: straight between the two ranks.
+  std::vector<NetLink::Request> recvs, sends;
+  std::vector<int> recv_from;
+  for (int p = 0; p < W; ++p) {
+    if (g.is_shm_reachable(p)) continue;
+    recvs.push_back(net.irecv(ob + size_t(out_at[size_t(p)]) * row_bytes,
+                              size_t(out_splits[size_t(p)]) * row_bytes, p, kTagA2A,
+                              NetLink::Lane::coll));
+    recv_from.push_back(p);
+  }
+  for (int p = 0; p < W; ++p)
+    if (!g.is_shm_reachable(p))
+      sends.push_back(net.isend(ib + size_t(in_at[size_t(p)]) * row_bytes,
+                                size_t(in_splits[size_t(p)]) * row_bytes, p, kTagA2A,
+                                NetLink::Lane::coll));
+  // My node: its own all_to_all over the rows for its members. They are
+  // consecutive rows when the members are consecutive ranks; otherwise packed.
+  const std::vector<int>& mine = g.node_ranks(g.node());
+  std::vector<int64_t> lin, lout;
+  for (int p : mine) {
+    lin.push_back(in_splits[size_t(p)]);
+    lout.push_back(out_splits[size_t(p)]);
+  }
+  const bool consecutive = mine.back() - mine.front() + 1 == int(mine.size());
+  auto rows_view = [&](const Tensor& t, int64_t r0, int64_t n) {
+    Shape s = t.sizes();
+    s[0] = n;
+    return t.as_strided(s, t.strides(), t.storage_offset() + r0 * t.stride(0));
+  };
+  auto total = [](const std::vector<int64_t>& v) {
+    int64_t s = 0;
+    for (int64_t x : v) s += x;
+    return s;
+  };
+  Tensor lin_t, lout_t;
+  if (consecutive) {
+    lin_t = rows_view(inC, in_at[size_t(mine.front())], total(lin));
+    lout_t = rows_view(outC, out_at[size_t(mine.front())], total(lout));
+  } else {
+    Shape si = inC.sizes(), so = outC.sizes();
+    si[0] = total(lin);
+    so[0] = total(lout);
+    lin_t = Tensor::empty_with(regular_allocator(), si, in.dtype());
+    lout_t = Tensor::empty_with(regular_allocator(), so, in.dtype());
+    int64_t at = 0;
+    for (int p : mine) {
+      copy_bytes(static_cast<char*>(lin_t.data_ptr()) + size_t(at) * row_bytes,
+                 ib + size_t(in_at[size_t(p)]) * row_bytes, size_t(in_splits[size_t(p)]) * row_bytes);
+      at += in_splits[size_t(p)];
+    }
+    count_staged(r, lin_t.nbytes());
+  }
+  if (nd.size() > 1) {
+    CollectiveResult n = all_to_all_single(nd, lin_t, lout_t, lout, lin);
+    r.staged |= n.staged;
+    r.staged_bytes += n.staged_bytes;
+  } else if (lout_t.nbytes()) {
+    copy_bytes(lout_t.data_ptr(), lin_t.data_ptr(), lout_t.nbytes());
+  }
+  if (!consecutive) {
+    int64_t at = 0;
+    for (int p : mine) {
+      copy_bytes(ob + size_t(out_at[size_t(p)]) * row_bytes,
+                 static_cast<char*>(lout_t.data_ptr()) + size_t(at) * row_bytes,
+                 size_t(out_splits[size_t(p)]) * row_bytes);
+      at += out_splits[size_t(p)];
+    }
+    count_staged(r, lout_t.nbytes());
+  }
+  for (size_t k = 0; k < recvs.size(); ++k) {
+    const int p = recv_from[k];
+    const size_t got = net_wait(net, recvs[k], site_of(g, what, p), g.liveness());
+    SF_CHECK(got == size_t(out_splits[size_t(p)]) * row_bytes,
+             "all_to_all_single: rank {} sent {} rows to rank {}, which expects {} (its "
+             "out_splits[{}])", p, got / std::max<size_t>(row_bytes, 1), g.rank(),
+             out_splits[size_t(p)], p);
+  }
+  net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  if (!out.is_contiguous()) {
+    unpack(outC.data_ptr(), out);
+    count_staged(r, out.nbytes());
+  }
+  return r;
+}
+
+CollectiveResult hier_tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile,
+                                  int root, ReduceOp op) {
+  // Rare between nodes: the tiles are packed and all-reduced; the root keeps
+  // the result. Same fold, same bits.
+  CollectiveResult r;
+  Tensor a = Tensor::empty_with(regular_allocator(), {in_tile.numel()}, in_tile.dtype());
+  Tensor b = Tensor::empty_with(regular_allocator(), {in_tile.numel()}, in_tile.dtype());
+  pack(in_tile, a.data_ptr());
+  count_staged(r, in_tile.nbytes());
+  CollectiveResult n = hier_all_reduce(g, a, b, op);
+  r.staged_bytes += n.staged_bytes;
+  if (g.rank() == root) {
+    unpack(b.data_ptr(), out_tile);
+    count_staged(r, out_tile.nbytes());
+  }
+  return r;
+}
+
+}  // namespace symmflow::dist::detail
