@@ -27,8 +27,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# The multi-host tests (tests/multinode) need root for network namespaces;
+# when they cannot run, ctest marks them skipped and this says why.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300; rc=$$?; \
+	why=$$(bash $(CURDIR)/tests/multinode/netns_hosts.sh check 2>&1) || \
+	  echo "make test: the multi-host (network namespace) tests were skipped: $$why"; \
+	exit $$rc
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)

@@ -484,7 +484,6 @@ class Suite {
 
   void all_reduce_suite(bool full) {
     const bool q = opt_.quick || !full;
-    const int W = gW();
     const int64_t odd = 4099;  // prime: not divisible by any W > 1 (W < 4099)
     std::vector<int64_t> sizes = q ? std::vector<int64_t>{3, 256, odd} : std::vector<int64_t>{1, 3, 256, 1000, odd};
     for (ReduceOp op : {ReduceOp::sum, ReduceOp::avg, ReduceOp::max, ReduceOp::min, ReduceOp::product}) {
@@ -1159,8 +1158,10 @@ int main(int argc, char** argv) {
   try {
     return run(opt);
   } catch (const std::exception& e) {
-    const char* r = std::getenv("SYMMFLOW_RANK");
-    fmt::print(stderr, "sf_dist_suite: rank {}: {}\n", r ? r : "?", e.what());
+    std::string r = "?";  // the world rank when known (mpirun does not set SYMMFLOW_RANK)
+    if (sf::dist::is_initialized()) r = std::to_string(sf::dist::backend().rank());
+    else if (const char* env = std::getenv("SYMMFLOW_RANK")) r = env;
+    fmt::print(stderr, "sf_dist_suite: rank {}: {}\n", r, e.what());
     std::fflush(stderr);
     return 1;
   }

@@ -265,6 +265,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
         } catch (...) {
           progress();  // what the peer published before it died still counts
           if (w.done) return;
+          runtime::note_comm_failure();
           throw;
         }
         next_check = now + std::chrono::milliseconds(50);

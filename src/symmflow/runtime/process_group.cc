@@ -127,7 +127,12 @@ void ProcessGroup::net_barrier(std::string_view what) {
 
 void ProcessGroup::check_peers(int group_rank, std::string_view context) {
   runtime::WaitSite site{"check_peers", context, name_, rank_, group_rank};
-  check(site);
+  try {
+    check(site);
+  } catch (...) {
+    runtime::note_comm_failure();
+    throw;
+  }
 }
 
 void ProcessGroup::check(const runtime::WaitSite& site) {
@@ -139,8 +144,11 @@ void ProcessGroup::check(const runtime::WaitSite& site) {
       if (p != rank_) problem = backend_->peer_problem(world_rank(p));
   }
   if (problem.empty()) return;
-  runtime::note_comm_failure();
-  std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
+  // Node groups ("world@node1") number their ranks per node: say which world rank.
+  std::string peer = site.peer < 0 ? std::string("its peers")
+                     : world_rank(site.peer) == site.peer
+                         ? fmt::format("rank {}", site.peer)
+                         : fmt::format("rank {} (world rank {})", site.peer, world_rank(site.peer));
   throw PeerFailure(fmt::format("peer failure in {}{}{}: group '{}', rank {} waiting for {}: {}",
                                 site.op, site.what.empty() ? "" : " ", site.what, site.group,
                                 site.rank, peer, problem));

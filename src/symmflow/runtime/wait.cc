@@ -120,6 +120,7 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
           // The peer may have signalled and then left (or died) since our last
           // look: what it published still counts.
           if (ready()) return;
+          note_comm_failure();
           throw;
         }
       }
@@ -168,6 +169,7 @@ void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* livenes
           liveness->check(site);
         } catch (...) {
           if (ready()) return;
+          note_comm_failure();
           throw;
         }
       }

@@ -45,6 +45,32 @@ TEST(World, InvalidRankIsAClearError) {
   runtime::testing::expect_clean(r);
 }
 
+TEST(World, BackendChoiceErrorsAreClear) {
+  auto r = run_job(2, [] {
+    auto expect_error = [](const char* var, const char* value, const char* words) {
+      setenv(var, value, 1);
+      try {
+        init();
+        fail("init() accepted {}={}", var, value);
+      } catch (const Error& e) {
+        SF_CHECK(std::string(e.what()).find(words) != std::string::npos, "unexpected message: {}",
+                 e.what());
+      }
+      unsetenv(var);
+    };
+    // Simulated nodes need the mpi backend; the shm backend is one node.
+    expect_error("SYMMFLOW_RANKS_PER_NODE", "1", "simulates nodes of the mpi backend");
+    expect_error("SYMMFLOW_BACKEND", "nccl", "SYMMFLOW_BACKEND: expected shm or mpi");
+    init();
+    auto& w = world();
+    SF_CHECK(!w.spans_nodes() && w.num_nodes() == 1 && w.net() == nullptr, "one node");
+    SF_CHECK(&w.node_group() == &w && w.local_index(1) == 1, "node view of a one-node group");
+    return 0;
+  });
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  runtime::testing::expect_clean(r);
+}
+
 TEST(World, InitAtThreeRanks) {
   auto r = run_job(3, [] {
     init();

@@ -2,6 +2,10 @@
 // the memory-bandwidth bound, side by side in one run: MPI first, then symmflow's
 // ranks (through the launcher, pinned when ranks <= CPUs), then MPI again, so a
 // noisy machine shows up as a before/after difference instead of a wrong ratio.
+//
+// Under mpirun (dist::launched_by_mpi()) the command spawns nothing: every
+// process is one rank and all_reduce is compared with MPI_Allreduce in the same
+// processes (bench_mpirun.h).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -13,6 +17,8 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/launcher.h"
+#include "symmflow/runtime/mpi_backend.h"
+#include "symmflow/tools/bench_mpirun.h"
 #include "symmflow/tools/bench_records.h"
 #include "symmflow/tools/bench_worker.h"
 #include "symmflow/tools/commands.h"
@@ -26,6 +32,8 @@ struct BenchOptions {
   std::string json, plot;
   bool no_mpi = false;
   bool is_worker = false;
+  // Given on the command line (mpirun mode checks what applies there).
+  bool nproc_given = false, sizes_given = false, ops_given = false;
 };
 
 std::string self_dir() {
@@ -141,8 +149,23 @@ void print_table(const std::vector<BenchRecord>& rs) {
              "memory-traffic bound time / measured time (see docs/performance.md).\n");
 }
 
+// mpirun mode: this process is one rank; the world is mpirun's.
+int run_bench_under_mpirun(const BenchOptions& o) {
+  SF_CHECK(!o.nproc_given, "bench collectives: --nproc does not apply under mpirun (the world is mpirun's -np)");
+  SF_CHECK(!o.no_mpi, "bench collectives: --no-mpi does not apply under mpirun (the point is the comparison)");
+  SF_CHECK(!o.ops_given || o.worker.ops == "all_reduce",
+           "bench collectives: under mpirun only all_reduce is measured (--ops all_reduce), not '{}'", o.worker.ops);
+  MpirunBenchOptions m;
+  if (o.sizes_given) m.sizes = o.worker.sizes;
+  m.trials = o.worker.trials;
+  m.json = o.json;
+  m.plot = o.plot;
+  return run_bench_mpirun(m);
+}
+
 int run_bench(const BenchOptions& o) {
   if (o.is_worker) return run_bench_worker(o.worker);
+  if (dist::launched_by_mpi()) return run_bench_under_mpirun(o);
   std::vector<BenchRecord> all;
   auto add = [&](std::vector<BenchRecord> rs) { all.insert(all.end(), rs.begin(), rs.end()); };
   add(run_mpi(o, "before"));
@@ -171,10 +194,15 @@ void add_bench_command(CLI::App& app) {
       "collectives",
       "Time symmflow's collectives and P2P against MPI (same run, before and after) and the memcpy "
       "bound; every result is verified before it is timed");
-  cmd->add_option("--nproc,-n", o->nproc, "Number of ranks")->check(CLI::Range(1, 64))->capture_default_str();
-  cmd->add_option("--sizes", o->worker.sizes, "Sizes: a range of powers of two (1K-64M), a list (1K,4K,4M) or one size")
-      ->capture_default_str();
-  cmd->add_option("--ops", o->worker.ops, "Ops to run (comma list)")->capture_default_str();
+  auto* nproc = cmd->add_option("--nproc,-n", o->nproc, "Number of ranks (not under mpirun)")
+                    ->check(CLI::Range(1, 64))
+                    ->capture_default_str();
+  auto* sizes = cmd->add_option("--sizes", o->worker.sizes,
+                                "Sizes: a range of powers of two (1K-64M), a list (1K,4K,4M) or one size "
+                                "(under mpirun the default is " + MpirunBenchOptions{}.sizes + ")")
+                    ->capture_default_str();
+  auto* ops = cmd->add_option("--ops", o->worker.ops, "Ops to run (comma list; under mpirun: all_reduce only)")
+                  ->capture_default_str();
   cmd->add_option("--trials", o->worker.trials, "Trials per measurement (the median is reported)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -182,7 +210,22 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--plot", o->plot, "Write a log-log latency plot to FILE.svg");
   cmd->add_flag("--no-mpi", o->no_mpi, "Skip the MPI baseline");
   cmd->add_flag("--worker", o->is_worker, "(internal) run as one rank under the launcher")->group("");
-  cmd->callback([o] { throw CLI::RuntimeError(run_bench(*o)); });
+  cmd->footer(
+      "Under mpirun: `mpirun -np 4 [-x SYMMFLOW_RANKS_PER_NODE=2] symmflow bench collectives [--sizes S] "
+      "[--trials N] [--json F] [--plot F.svg]`\n"
+      "runs as one rank per process on the mpi backend (nothing is spawned; --nproc and --no-mpi do not apply): "
+      "for each size, MPI_Allreduce (MPI_IN_PLACE, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD), symmflow's in-place "
+      "all_reduce_ on dist::world() (hierarchical when the ranks span nodes) and MPI_Allreduce again, in the same "
+      "processes on the same sizes, results verified first. Rank 0 prints the world, its nodes and their hosts, "
+      "and per size: symmflow us, MPI us (before/after), ratio (symmflow / MPI) and the algorithm. "
+      "SYMMFLOW_RANKS_PER_NODE=k simulates nodes of k consecutive ranks; SYMMFLOW_NET_CHUNK_BYTES sets the "
+      "pipeline chunk between nodes. Needs a build with MPI.");
+  cmd->callback([o, nproc, sizes, ops] {
+    o->nproc_given = nproc->count() > 0;
+    o->sizes_given = sizes->count() > 0;
+    o->ops_given = ops->count() > 0;
+    throw CLI::RuntimeError(run_bench(*o));
+  });
 }
 
 }  // namespace symmflow::tools

@@ -26,6 +26,7 @@ std::vector<BenchRecord> parse_records(const std::string& text) {
     r.bytes = j.value("bytes", 0LL);
     r.median_us = j.value("median_us", 0.0);
     r.algbw_gbps = j.value("algbw_gbps", j.value("gbps", 0.0));
+    r.nodes = j.value("nodes", 0);
     out.push_back(r);
   }
   return out;
@@ -40,6 +41,7 @@ std::string records_to_json(const std::vector<BenchRecord>& rs) {
     else
       a.push_back({{"op", r.op}, {"impl", r.impl}, {"nproc", r.nproc}, {"bytes", r.bytes},
                    {"median_us", r.median_us}, {"algbw_gbps", r.algbw_gbps}});
+    if (r.nodes > 0) a.back()["nodes"] = r.nodes;
   }
   return a.dump(2) + "\n";
 }

@@ -13,6 +13,7 @@ struct BenchRecord {
   long long bytes = 0;
   double median_us = 0;
   double algbw_gbps = 0;
+  int nodes = 0;  // nodes the ranks ran on (mpirun mode); 0: not recorded (one node)
 };
 
 // Parses the records among `text`'s lines (other lines are ignored).
