@@ -8,8 +8,12 @@
 #   dist_suite_mpi_kill_netns  the kill test across the 2 namespaces
 # Each exits 77 (skipped) when it cannot run here (no mpirun, not root, ...).
 if(MPI_CXX_FOUND AND TARGET sf_dist_suite)
+  # Node numbering, peer_ptr and node groups as the mpi backend promises them.
+  add_executable(sf_topology_check ${CMAKE_CURRENT_SOURCE_DIR}/topology_check.cc)
+  target_link_libraries(sf_topology_check PRIVATE symmflow)
   set(_sf_mpi_driver ${CMAKE_CURRENT_SOURCE_DIR}/mpi_tests.sh)
-  set(_sf_mpi_args --suite $<TARGET_FILE:sf_dist_suite> --cli $<TARGET_FILE:symmflow_cli>)
+  set(_sf_mpi_args --suite $<TARGET_FILE:sf_dist_suite> --cli $<TARGET_FILE:symmflow_cli>
+                   --topology $<TARGET_FILE:sf_topology_check>)
   if(MPIEXEC_EXECUTABLE)
     list(APPEND _sf_mpi_args --mpirun ${MPIEXEC_EXECUTABLE})
   endif()

@@ -2,7 +2,8 @@
 # mpi_tests.sh: sf_dist_suite as a real mpirun job (mpi backend), checked
 # against the shm backend, and the dead-rank test.
 #
-#   mpi_tests.sh MODE --suite PATH/sf_dist_suite --cli PATH/symmflow [--mpirun PATH]
+#   mpi_tests.sh MODE --suite PATH/sf_dist_suite --cli PATH/symmflow
+#                [--topology PATH/sf_topology_check] [--mpirun PATH]
 #
 # Exit 0 pass, 1 fail, 77 skip (after one line "SKIP: <reason>").
 #
@@ -12,11 +13,18 @@
 #               running `sf_dist_suite --quick`. Every rank must print
 #               "digest rank=R world=W <16 hex>", identical per rank to
 #               `symmflow launch --nproc N -- sf_dist_suite --quick` (shm).
+#               Also -np 3 with RANKS_PER_NODE=2 (nodes of 2 and 1 ranks), and
+#               sf_topology_check (if given) at -np 4 with 2 nodes, -np 4 on
+#               one node and -np 3 with nodes of 2 and 1.
 #   netns       2 hosts as network namespaces (netns_hosts.sh, root only):
 #               mpirun -H <ip1>:2,<ip2>:2 -np 4, TCP only, mpirun itself in the
 #               first host. First `hostname` through the same mpirun command
 #               must show the two host names twice each; then the suite's
-#               digests must equal the shm run's.
+#               digests must equal the shm run's, with ranks placed by slot
+#               (0,1 | 2,3) and by node (0,2 | 1,3: runs of one rank, so the
+#               relay crosses the network at every rank). sf_topology_check
+#               sees 2 nodes, and SYMMFLOW_RANKS_PER_NODE=4 across the two
+#               hosts is refused with a message naming the ranks.
 #   kill        simulated nodes (RANKS_PER_NODE=2, -np 4), `sf_dist_suite --quick
 #               --loop-seconds 60 --die-rank 3 --die-after 2`: rank 3 SIGKILLs
 #               itself; the job must exit non-zero within 10 s of rank 3's death
@@ -52,12 +60,13 @@ usage() { sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2; 
 MODE=${1:-}
 [ -n "$MODE" ] || usage
 shift
-SUITE="" CLI="" MPIRUN=""
+SUITE="" CLI="" MPIRUN="" TOPO=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --suite) SUITE=$2; shift 2 ;;
     --cli) CLI=$2; shift 2 ;;
     --mpirun) MPIRUN=$2; shift 2 ;;
+    --topology) TOPO=$(realpath "$2"); shift 2 ;;
     -h|--help) usage ;;
     *) echo "mpi_tests: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -155,6 +164,21 @@ run_mpi() {
     tail -n 40 "$file"; return 1
   fi
   return 0
+}
+
+# topology NAME EXPECT_NODES RPN MPIRUN-ARGS...: sf_topology_check on every rank.
+topology() {
+  local name=$1 nodes=$2 rpn=$3; shift 3
+  [ -n "$TOPO" ] || return 0
+  if run_mpi "$name" "$OUT/$name.out" "$@" "$TOPO" --nodes "$nodes" --rpn "$rpn"; then
+    local ok
+    ok=$(grep -c '^topology ok' "$OUT/$name.out")
+    if [ "$ok" -ge 1 ] && ! grep -q 'topology check failed' "$OUT/$name.out"; then
+      info "$name: $ok ranks: topology ok ($nodes nodes of $rpn)"
+    else
+      fail "$name: topology check"; cat "$OUT/$name.out"
+    fi
+  fi
 }
 
 # --- process helpers for the kill test ----------------------------------------
@@ -318,6 +342,25 @@ netns_inner() {
     kill-netns)
       kill_test kill-netns 3 "${MPI_NET[@]}" "$SUITE" "${KILL_ARGS[@]}" ;;
   esac
+  [ "$what" = netns ] || return
+  if run_mpi "netns suite by node" "$OUT/netns-bynode.out" "${MPI_NET[@]}" --map-by node \
+       "$SUITE" --quick; then
+    check_suite "netns suite by node" "$OUT/netns-bynode.out" mpi &&
+    check_digests "netns suite by node" "$OUT/netns-bynode.out" 4 &&
+      compare_digests "netns -np 4 --map-by node (0,2 | 1,3)" "$OUT/shm4.out" "$OUT/netns-bynode.out"
+  fi
+  topology netns-topology 2 2 "${MPI_NET[@]}"
+  if [ -n "$TOPO" ]; then
+    # Simulated nodes must not cross real hosts.
+    "${TIMEOUT[@]}" "${MPI_NET[@]}" -x SYMMFLOW_RANKS_PER_NODE=4 "$TOPO" --nodes 1 --rpn 4 \
+      > "$OUT/netns-rpn4.out" 2>&1
+    if grep -q "SYMMFLOW_RANKS_PER_NODE=4 puts ranks 0 and 2 on one node, but they run on different hosts" \
+         "$OUT/netns-rpn4.out"; then
+      info "netns: RANKS_PER_NODE=4 across 2 hosts refused"
+    else
+      fail "netns: RANKS_PER_NODE=4 across 2 hosts was not refused as expected"; tail -n 20 "$OUT/netns-rpn4.out"
+    fi
+  fi
 }
 
 case "$MODE" in
@@ -333,7 +376,16 @@ case "$MODE" in
          "$SUITE" --quick; then
       check_suite "mpi 2x1" "$OUT/mpi2.out" mpi && check_digests "mpi 2x1" "$OUT/mpi2.out" 2 &&
         compare_digests "mpi -np 2, 2 nodes x 1" "$OUT/shm2.out" "$OUT/mpi2.out"
-    fi ;;
+    fi
+    shm_reference 3 "$OUT/shm3.out" || exit 1
+    if run_mpi "mpi 2+1" "$OUT/mpi3.out" "${MPI_COMMON[@]}" -np 3 -x SYMMFLOW_RANKS_PER_NODE=2 \
+         "$SUITE" --quick; then
+      check_suite "mpi 2+1" "$OUT/mpi3.out" mpi && check_digests "mpi 2+1" "$OUT/mpi3.out" 3 &&
+        compare_digests "mpi -np 3, nodes of 2 and 1" "$OUT/shm3.out" "$OUT/mpi3.out"
+    fi
+    topology topology-2x2 2 2 "${MPI_COMMON[@]}" -np 4 -x SYMMFLOW_RANKS_PER_NODE=2
+    topology topology-1x4 1 4 "${MPI_COMMON[@]}" -np 4
+    topology topology-2+1 2 2 "${MPI_COMMON[@]}" -np 3 -x SYMMFLOW_RANKS_PER_NODE=2 ;;
   kill)
     rpn=${SF_MPI_TESTS_KILL_RPN-2}
     kill_test kill 3 "${MPI_COMMON[@]}" -np 4 ${rpn:+-x SYMMFLOW_RANKS_PER_NODE=$rpn} \
@@ -345,7 +397,7 @@ case "$MODE" in
       "$NETNS" check || exit $?
       if [ "$MODE" = netns ]; then shm_reference 4 "$OUT/shm4.out" || exit 1; fi
       SF_MPI_TESTS_INNER=1 SF_MPI_TESTS_KEEP="$OUT" "$NETNS" run 2 -- \
-        bash "$0" "$MODE" --suite "$SUITE" --cli "$CLI" --mpirun "$MPIRUN"
+        bash "$0" "$MODE" --suite "$SUITE" --cli "$CLI" --mpirun "$MPIRUN" ${TOPO:+--topology "$TOPO"}
       rc=$?
       [ $rc = 77 ] && exit 77
       [ $rc = 0 ] || FAILED=1

@@ -244,7 +244,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(timeout_s));
     // "tag 3 sequence 2", for the wait site and messages (no allocation).
-    char buf[64];
+    char buf[96];
     char* end = buf + sizeof buf;
     char* at = std::copy_n("tag ", 4, buf);
     at = std::to_chars(at, end, w.tag).ptr;
