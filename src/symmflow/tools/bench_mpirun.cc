@@ -183,7 +183,8 @@ int run_bench_mpirun(const MpirunBenchOptions& o) {
     fmt::print("world size {}, {} node(s), {} rank(s) per node, backend {}, SYMMFLOW_NET_CHUNK_BYTES {}\n", W,
                topo.nodes, ranks_per_node(topo), dist::backend().name(), chunk);
     for (int n = 0; n < topo.nodes; ++n)
-      fmt::print("  node {}: ranks {} on host {}\n", n, rank_range(topo.ranks_of_node[size_t(n)]),
+      fmt::print("  node {}: rank{} {} on host {}\n", n, topo.ranks_of_node[size_t(n)].size() > 1 ? "s" : "",
+                 rank_range(topo.ranks_of_node[size_t(n)]),
                  topo.host_of_node[size_t(n)]);
     fmt::print("{:>9} {:>12} {:>21} {:>7} {:<13}\n", "bytes", "symmflow_us", "MPI_us (before/after)", "ratio",
                "algo");
@@ -208,7 +209,8 @@ int run_bench_mpirun(const MpirunBenchOptions& o) {
     const int64_t n = std::max<int64_t>(req / 4 / W * W, W);  // f32 elements, a multiple of W (bench_worker's rule)
     const int64_t bytes = n * 4;
     SF_CHECK(n <= INT32_MAX, "bench: {} bytes is too large for one MPI_Allreduce count", bytes);
-    std::vector<float> ref(size_t(n)), tol(size_t(n)), fref(size_t(n)), ftol(size_t(n));
+    const size_t un = size_t(n);
+    std::vector<float> ref(un), tol(un), fref(un), ftol(un);
     for (int64_t i = 0; i < n; ++i) {
       float s = 0, fs = 0, a = 0, fa = 0;
       for (int r = 0; r < W; ++r) {
@@ -224,7 +226,7 @@ int run_bench_mpirun(const MpirunBenchOptions& o) {
     }
     Tensor x = symm::empty({n}, DType::f32, g);  // collective allocation
     float* xp = x.data<float>();
-    std::vector<float> mbuf(size_t(n));
+    std::vector<float> mbuf(un);
     auto fill_sf = [&] { for (int64_t i = 0; i < n; ++i) xp[i] = sfbench::input_value(me, i); };
     auto fill_mpi = [&] { for (int64_t i = 0; i < n; ++i) mbuf[size_t(i)] = sfbench::input_value(me, i); };
     auto mpi_op = [&] { MPI_Allreduce(MPI_IN_PLACE, mbuf.data(), int(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD); };
