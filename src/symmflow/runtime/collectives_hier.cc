@@ -4,7 +4,9 @@
 // other nodes.
 //
 // all_reduce keeps the rank-order fold of the one-node algorithms, so results
-// are bitwise those of the shm backend for the same world: the ranks are cut
+// are bitwise those of the shm backend for the same world. Small messages (and
+// two nodes of one rank) go one-shot: the leaders exchange their nodes' raw
+// inputs and each folds all of them, one network hop. Larger ones relay: the ranks are cut
 // into runs of consecutive ranks on one node (one run per node when nodes hold
 // consecutive ranks), and the fold travels along the runs like a relay — the
 // leader of run i's node continues the accumulator it received from run i-1
@@ -43,7 +45,20 @@ constexpr int kTagGather = 3;
 constexpr int kTagScatter = 4;
 constexpr int kTagBcast = 5;
 constexpr int kTagA2A = 6;
+constexpr int kTagOneShot = 7;
 constexpr int kTagChain = 100;  // + run index: the accumulator entering that run
+
+// Bytes a leader may send in total for a one-shot exchange between nodes
+// (each leader sends its node's raw inputs to every other leader, and every
+// leader folds all W inputs itself: one network hop instead of the relay's
+// two). SYMMFLOW_NET_ONE_SHOT_MAX_BYTES overrides.
+size_t net_one_shot_max_bytes() {
+  static const size_t v = [] {
+    const char* s = std::getenv("SYMMFLOW_NET_ONE_SHOT_MAX_BYTES");
+    return s && *s ? parse_bytes(s, "SYMMFLOW_NET_ONE_SHOT_MAX_BYTES") : size_t(256) << 10;
+  }();
+  return v;
+}
 
 // Pipeline chunk of the relay. SYMMFLOW_NET_CHUNK_BYTES overrides.
 size_t net_chunk_bytes() {
@@ -214,6 +229,63 @@ void relay(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
   net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
 }
 
+// The one-shot exchange (leaders only): every leader sends its node's inputs
+// to every other leader and folds all W inputs in rank order with the
+// one-node kernel, so the bits are those of a one-node one-shot.
+void one_shot_between_nodes(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
+                            int64_t n, char* res, const char* what) {
+  ProcessGroup& g = h.g;
+  NetLink& net = h.net();
+  const size_t bytes = size_t(n) * element_size(dt);
+  const std::vector<int>& local = g.node_ranks(g.node());
+  // My node's inputs, packed in group order (just `mine` for a one-rank node).
+  size_t recv_total = 0;
+  for (int node = 0; node < g.num_nodes(); ++node)
+    if (node != g.node()) recv_total += g.node_ranks(node).size() * bytes;
+  char* pool = static_cast<char*>(h.acc.get(recv_total + local.size() * bytes + 64));
+  const char* out_msg = mine;
+  if (local.size() > 1) {
+    char* packed = pool + recv_total;
+    for (size_t i = 0; i < local.size(); ++i)
+      copy_bytes(packed + i * bytes, input_of(h, st, local[i], mine), bytes);
+    out_msg = packed;
+  }
+  std::vector<NetLink::Request> recvs, sends;
+  std::vector<const char*> at(size_t(g.size()), nullptr);
+  size_t off = 0;
+  for (int node = 0; node < g.num_nodes(); ++node) {
+    if (node == g.node()) continue;
+    const auto& ranks = g.node_ranks(node);
+    recvs.push_back(net.irecv(pool + off, ranks.size() * bytes, h.leader(node), kTagOneShot,
+                              NetLink::Lane::coll));
+    for (size_t i = 0; i < ranks.size(); ++i) at[size_t(ranks[i])] = pool + off + i * bytes;
+    off += ranks.size() * bytes;
+  }
+  for (int node = 0; node < g.num_nodes(); ++node)
+    if (node != g.node())
+      sends.push_back(net.isend(out_msg, local.size() * bytes, h.leader(node), kTagOneShot,
+                                NetLink::Lane::coll));
+  net_wait_all(net, recvs, site_of(g, what, -1), g.liveness());
+  // In place on a one-rank node, the message is my input and the result goes
+  // over it: the sends must be done first (MPI owns a send buffer until then).
+  if (out_msg == res) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  std::vector<const void*> ptrs(size_t(g.size()));
+  for (int p = 0; p < g.size(); ++p)
+    ptrs[size_t(p)] = g.node_of(p) == g.node() ? input_of(h, st, p, mine) : at[size_t(p)];
+  reduce_kernel(dt, op, g.size(), ptrs.data(), res, size_t(n));
+  net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+}
+
+// One-shot between nodes when what a leader sends is small, or when it is
+// no more than the relay moves per link (two nodes of one rank each).
+bool use_one_shot(const ProcessGroup& g, size_t bytes) {
+  size_t max_local = 0;
+  for (int node = 0; node < g.num_nodes(); ++node)
+    max_local = std::max(max_local, g.node_ranks(node).size());
+  const size_t fan = max_local * size_t(g.num_nodes() - 1);
+  return fan * bytes <= net_one_shot_max_bytes() || fan == 1;
+}
+
 // The node phase's end: the leader says its result is ready (kChPhase), every
 // other member copies `bytes` at `offset` of it with `take`, then the exit sync.
 template <class F>
@@ -251,7 +323,8 @@ CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor
   if (leader) {
     char* res = result_buffer(h, st, out, bytes);
     const char* mine = own_input(h, in, r);
-    relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
+    if (use_one_shot(g, bytes)) one_shot_between_nodes(h, st, in.dtype(), op, mine, in.numel(), res, what);
+    else relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
     if (res != out.data_ptr() || !out.is_contiguous()) {
       unpack(res, out);
       count_staged(r, bytes);

@@ -2,6 +2,7 @@
 
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,9 +156,19 @@ void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* livenes
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s));
   const bool over = g_oversubscribed.load(std::memory_order_relaxed);
-  // Spin, then yield: a message on a fast link completes within microseconds.
+  // Short sleeps must be short: Linux pads every timed sleep by the timer
+  // slack (50 us by default), which would stall a transfer that moves only
+  // while polled. Once per process.
+  static const bool slack_set = [] {
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);  // 1 us
+    return true;
+  }();
+  (void)slack_set;
+  // Spin, then yield: a message on a fast link completes within microseconds,
+  // and a large one keeps moving only while we poll. With a core of our own,
+  // yielding costs nobody anything, so it lasts (2 ms) before sleeps start.
   const auto spin_until = start + std::chrono::microseconds(over ? 1 : 20);
-  const auto yield_until = spin_until + std::chrono::microseconds(over ? 0 : 100);
+  const auto yield_until = spin_until + std::chrono::microseconds(over ? 0 : 2000);
   auto next_check = start + kLivenessPeriod;
   long sleep_us = 10;
   for (;;) {

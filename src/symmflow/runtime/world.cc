@@ -107,6 +107,13 @@ void init(const InitOptions& options) {
     runtime::set_oversubscribed(env.local_world_size > usable_cpus());
     w->backend = ShmBackend::attach(env);
   }
+  // Ranks started on one machine by separate launchers (network namespaces
+  // as hosts) cannot see each other: SYMMFLOW_OVERSUBSCRIBED=1|0 says it.
+  if (const char* o = std::getenv("SYMMFLOW_OVERSUBSCRIBED"); o && *o) {
+    SF_CHECK(std::string(o) == "0" || std::string(o) == "1",
+             "SYMMFLOW_OVERSUBSCRIBED: expected 0 or 1, found \"{}\"", o);
+    runtime::set_oversubscribed(std::string(o) == "1");
+  }
   std::vector<int> all(size_t(w->backend->size()));
   for (int r = 0; r < w->backend->size(); ++r) all[size_t(r)] = r;
   auto world = ProcessGroup::create(*w->backend, "world", all, w->heap_bytes, w->check_heap);
