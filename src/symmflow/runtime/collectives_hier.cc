@@ -96,10 +96,6 @@ runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
   return runtime::WaitSite{op, "between nodes", g.name(), g.rank(), peer};
 }
 
-bool same_view(const Tensor& a, const Tensor& b) {
-  return a.data_ptr() == b.data_ptr() && a.sizes() == b.sizes() && a.strides() == b.strides();
-}
-
 // The node phase shared by the reductions and all_gather: members other than
 // the leader make `in` readable (in place or staged), the leader announces
 // where the result will be (its `out` when peer-readable, else `res_bytes` of
@@ -331,7 +327,6 @@ CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor
     }
   }
   node_end(st, leader, [&](const char* res) { copy_into(res, out, r); }, what);
-  (void)same_view;
   return r;
 }
 
@@ -341,7 +336,7 @@ CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Te
   if (in.numel() == 0) return r;
   HierState& h = hier(g);
   const bool leader = h.am_leader();
-  const size_t isz = in.itemsize(), cbytes = out.nbytes();
+  const size_t cbytes = out.nbytes();
   CollState* st = node_begin(h, Kind::reduce_scatter, in, out, int(op), in.nbytes(), false, r, what);
   if (leader) {
     char* res = result_buffer(h, st, Tensor(), in.nbytes());
@@ -365,7 +360,6 @@ CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Te
     net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
     copy_into(res + size_t(g.rank()) * cbytes, out, r);
   }
-  (void)isz;
   node_end(st, leader, [&](const char* res) { copy_into(res + size_t(g.rank()) * cbytes, out, r); },
            what);
   return r;

@@ -54,6 +54,34 @@ long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts
       state()));
 }
 
+using Clock = std::chrono::steady_clock;
+
+// What every waiting loop does between looks at its condition: check the
+// peers every kLivenessPeriod, then the deadline. True when ready() turned
+// true meanwhile (the caller returns): a peer may have published what we wait
+// for and then left or died, and what it published still counts.
+bool checkpoint(Clock::time_point now, Clock::time_point& next_check, Clock::time_point deadline,
+                double timeout_s, FnRef<bool()> ready, const WaitSite& site,
+                LivenessCheck* liveness, FnRef<std::string()> state) {
+  if (now >= next_check) {
+    if (liveness) {
+      try {
+        liveness->check(site);
+      } catch (...) {
+        if (ready()) return true;
+        note_comm_failure();
+        throw;
+      }
+    }
+    next_check = now + kLivenessPeriod;
+  }
+  if (now >= deadline) {
+    if (ready()) return true;
+    throw_timeout(site, timeout_s, state);
+  }
+  return false;
+}
+
 }  // namespace
 
 double wait_timeout_s() {
@@ -75,7 +103,6 @@ void notify_slow(WakeWord& w) {
 
 void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
                LivenessCheck* liveness, FnRef<std::string()> state) {
-  using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   const double timeout_s = wait_timeout_s();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
@@ -113,24 +140,7 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
   auto next_check = Clock::now();
   for (;;) {
     auto now = Clock::now();
-    if (now >= next_check) {
-      if (liveness) {
-        try {
-          liveness->check(site);
-        } catch (...) {
-          // The peer may have signalled and then left (or died) since our last
-          // look: what it published still counts.
-          if (ready()) return;
-          note_comm_failure();
-          throw;
-        }
-      }
-      next_check = now + kLivenessPeriod;
-    }
-    if (now >= deadline) {
-      if (ready()) return;
-      throw_timeout(site, timeout_s, state);
-    }
+    if (checkpoint(now, next_check, deadline, timeout_s, ready, site, liveness, state)) return;
     uint32_t seen = wake.word.load(std::memory_order_seq_cst);
     wake.sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (ready()) {
@@ -149,7 +159,6 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
 
 void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* liveness,
                FnRef<std::string()> state) {
-  using Clock = std::chrono::steady_clock;
   if (ready()) return;
   const auto start = Clock::now();
   const double timeout_s = wait_timeout_s();
@@ -174,22 +183,7 @@ void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* livenes
   for (;;) {
     if (ready()) return;
     auto now = Clock::now();
-    if (now >= next_check) {
-      if (liveness) {
-        try {
-          liveness->check(site);
-        } catch (...) {
-          if (ready()) return;
-          note_comm_failure();
-          throw;
-        }
-      }
-      next_check = now + kLivenessPeriod;
-    }
-    if (now >= deadline) {
-      if (ready()) return;
-      throw_timeout(site, timeout_s, state);
-    }
+    if (checkpoint(now, next_check, deadline, timeout_s, ready, site, liveness, state)) return;
     if (now < spin_until) {
       for (int i = 0; i < 64; ++i) cpu_relax();
     } else if (now < yield_until) {
