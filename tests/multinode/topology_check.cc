@@ -5,13 +5,20 @@
 // Checks, on every rank: the backend, the node numbering, peer_ptr non-null
 // exactly for peers on the same node (and usable: a store through it is seen
 // by the peer), signals() refused on a group that spans nodes, node_group(),
-// net(), and a subgroup inside one node that needs no network. Prints
-// `topology ok rank R node K` and exits 0, or names the first broken promise.
+// net(), and a subgroup inside one node that needs no network. Then the
+// c10d:: and symm_mem:: ops through the dispatcher, across the nodes (the ops
+// layer must work unchanged on the mpi backend). Prints `topology ok rank R
+// node K` and exits 0, or names the first broken promise.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/factories.h"
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/ops/work_registry.h"
+#include "symmflow/runtime/copy_stats.h"
 #include "symmflow/symmflow.h"
 
 namespace sf = symmflow;
@@ -25,6 +32,61 @@ namespace dist = symmflow::dist;
       return 1;                                                                    \
     }                                                                              \
   } while (0)
+
+sf::IValue call1(std::string_view name, std::vector<sf::IValue> args) {
+  sf::OpContext ctx(sf::DispatchKey::CPU);
+  auto r = sf::Dispatcher::instance().call(name, ctx, args);
+  return r.empty() ? sf::IValue() : r[0];
+}
+
+sf::Tensor iota_plus(int64_t n, float base) {
+  sf::Tensor t = sf::Tensor::empty({n}, sf::DType::f32);
+  for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = base + float(i);
+  return t;
+}
+
+// The ops layer over a world that spans nodes: every value is exact.
+int check_ops(int me, int W) {
+  sf::Tensor x = iota_plus(10, float(me));
+  sf::Tensor y = call1("c10d::wait_tensor", {call1("c10d::all_reduce", {x, "sum", "world"})}).to_tensor();
+  for (int i = 0; i < 10; ++i)
+    EXPECT(y.data<float>()[i] == float(W * i + W * (W - 1) / 2), "c10d::all_reduce[{}] = {}", i,
+           y.data<float>()[i]);
+  sf::Tensor row = iota_plus(3, float(10 * me));
+  sf::Tensor g = call1("c10d::all_gather_into_tensor", {row, W, "world"}).to_tensor();
+  for (int p = 0; p < W; ++p)
+    EXPECT(g.data<float>()[3 * p + 1] == float(10 * p + 1), "all_gather_into_tensor piece {}", p);
+  sf::Tensor a2a = iota_plus(W, float(100 * me));
+  sf::Tensor got = call1("c10d::all_to_all_single",
+                         {a2a, std::vector<int64_t>{}, std::vector<int64_t>{}, "world"}).to_tensor();
+  for (int i = 0; i < W; ++i)
+    EXPECT(got.data<float>()[i] == float(100 * i + me), "all_to_all_single[{}]", i);
+  // A ring across the nodes, received into a view, through batch_isend_irecv.
+  const int64_t nxt = (me + 1) % W, prv = (me - 1 + W) % W;
+  sf::Tensor base = sf::kernels::zeros({4, 8});
+  sf::Tensor recv_row = call1("aten::select", {base, 0, 2}).to_tensor();
+  auto res = call1("c10d::batch_isend_irecv",
+                   {std::vector<std::string>{"isend", "irecv"}, std::vector<int64_t>{nxt, prv},
+                    std::vector<int64_t>{5, 5}, std::vector<sf::Tensor>{iota_plus(8, float(me * 100)), recv_row},
+                    "world"}).to_tensor_list();
+  call1("c10d::wait_tensor", {res[0]});
+  call1("c10d::wait_tensor", {res[1]});
+  EXPECT(sf::ops::pending_work_count() == 0, "works left behind");
+  for (int i = 0; i < 8; ++i)
+    EXPECT(base.data<float>()[2 * 8 + i] == float(prv * 100 + i), "ring recv[{}]", i);
+  // symm_mem ops: symmetric input, no staged copy, the aliased in-place form.
+  sf::Tensor s = sf::symm::empty({16}, sf::DType::f32);
+  sf::kernels::copy_(s, iota_plus(16, float(me)));
+  dist::reset_staged_copy_stats();
+  sf::Tensor o = call1("symm_mem::one_shot_all_reduce", {s, "sum", "world"}).to_tensor();
+  EXPECT(dist::staged_copy_stats().bytes == 0, "one_shot_all_reduce on a symmetric input copied {} bytes",
+         dist::staged_copy_stats().bytes);
+  EXPECT(o.data<float>()[1] == float(W + W * (W - 1) / 2), "one_shot_all_reduce {}", o.data<float>()[1]);
+  EXPECT(call1("symm_mem::two_shot_all_reduce_", {s, "sum", "world"}).to_tensor().is_same(s), "alias");
+  EXPECT(s.data<float>()[1] == float(W + W * (W - 1) / 2), "two_shot_all_reduce_ {}",
+         s.data<float>()[1]);
+  return 0;
+}
 
 int main(int argc, char** argv) {
   int nodes = -1, rpn = -1;
@@ -86,6 +148,7 @@ int main(int argc, char** argv) {
   if (a) EXPECT(!a->spans_nodes() && a->net() == nullptr, "first-node group spans nodes");
   if (b) EXPECT(b->num_nodes() == nodes && b->node_group().size() == 1, "leaders group: {} nodes",
                 b->num_nodes());
+  if (int rc = check_ops(me, W)) return rc;
   w.barrier("topology done");
   std::printf("topology ok rank %d node %d\n", me, w.node());
   return 0;

@@ -6,7 +6,7 @@
 // all_reduce keeps the rank-order fold of the one-node algorithms, so results
 // are bitwise those of the shm backend for the same world. Small messages (and
 // two nodes of one rank) go one-shot: the leaders exchange their nodes' raw
-// inputs and each folds all of them, one network hop. Larger ones relay: the ranks are cut
+// inputs, and every rank folds all of them into its own output, one network hop. Larger ones relay: the ranks are cut
 // into runs of consecutive ranks on one node (one run per node when nodes hold
 // consecutive ranks), and the fold travels along the runs like a relay — the
 // leader of run i's node continues the accumulator it received from run i-1
@@ -101,30 +101,36 @@ runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
 // where the result will be (its `out` when peer-readable, else `res_bytes` of
 // workspace). Returns the node's CollState, or nullptr for a one-rank node.
 CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& out, int op,
-                      size_t res_bytes, bool result_in_out, CollectiveResult& r, const char* what) {
+                      size_t res_bytes, bool result_in_out, CollectiveResult& r, const char* what,
+                      bool leader_input_shared = false) {
   ProcessGroup& nd = h.g.node_group();
   if (nd.size() == 1) return nullptr;
   CollState& st = state(nd);
   Desc d = st.begin(kind, Proto::pull, in.dtype(), op, -1, in.numel(), /*aux: hierarchical*/ 1);
-  if (nd.rank() != 0) {
-    const int64_t off = st.heap_offset(in);
-    if (off >= 0) {
-      d.src_off = uint64_t(off);
-    } else {
-      d.flags |= kSrcInWs;
-      d.ws_need = in.nbytes();
-    }
-  } else {
+  const bool leader = nd.rank() == 0;
+  size_t src_ws = 0;  // where a staged input goes in my workspace
+  if (leader) {
     const int64_t off = result_in_out ? st.heap_offset(out) : -1;
     if (off >= 0) {
       d.red_off = uint64_t(off);
     } else {
       d.flags |= kRedInWs;
       d.ws_need = res_bytes;
+      src_ws = (res_bytes + 63) / 64 * 64;
+    }
+  }
+  if (!leader || leader_input_shared) {
+    const int64_t off = st.heap_offset(in);
+    if (off >= 0) {
+      d.src_off = uint64_t(off);
+    } else {
+      d.flags |= kSrcInWs;
+      d.src_off = src_ws;
+      d.ws_need = src_ws + in.nbytes();
     }
   }
   st.pull_begin(d, nullptr, 0, [&] {
-    pack(in, st.ws_local());
+    pack(in, st.ws_local() + src_ws);
     count_staged(r, in.nbytes());
   }, what);
   return &st;
@@ -225,51 +231,60 @@ void relay(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
   net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
 }
 
-// The one-shot exchange (leaders only): every leader sends its node's inputs
-// to every other leader and folds all W inputs in rank order with the
-// one-node kernel, so the bits are those of a one-node one-shot.
-void one_shot_between_nodes(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
-                            int64_t n, char* res, const char* what) {
+// One-shot between nodes: each leader sends its node's inputs (straight from
+// shared memory, one message per rank) to every other leader, which receives
+// them into its workspace; then every rank of the node folds all W inputs in
+// rank order with the one-node kernel, into its own output. One network hop,
+// no result to hand around, and the bits of a one-node one-shot.
+void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, ReduceOp op,
+                         CollectiveResult& r, const char* what) {
   ProcessGroup& g = h.g;
   NetLink& net = h.net();
-  const size_t bytes = size_t(n) * element_size(dt);
-  const std::vector<int>& local = g.node_ranks(g.node());
-  // My node's inputs, packed in group order (just `mine` for a one-rank node).
-  size_t recv_total = 0;
-  for (int node = 0; node < g.num_nodes(); ++node)
-    if (node != g.node()) recv_total += g.node_ranks(node).size() * bytes;
-  char* pool = static_cast<char*>(h.acc.get(recv_total + local.size() * bytes + 64));
-  const char* out_msg = mine;
-  if (local.size() > 1) {
-    char* packed = pool + recv_total;
-    for (size_t i = 0; i < local.size(); ++i)
-      copy_bytes(packed + i * bytes, input_of(h, st, local[i], mine), bytes);
-    out_msg = packed;
-  }
+  const int W = g.size();
+  const size_t bytes = in.nbytes();
+  // The other nodes' inputs, in rank order, in the leader's receive buffer.
+  std::vector<int64_t> slot(size_t(W), -1);
+  size_t nremote = 0;
+  for (int p = 0; p < W; ++p)
+    if (g.node_of(p) != g.node()) slot[size_t(p)] = int64_t(nremote++);
+  CollState* st = node_begin(h, Kind::all_reduce, in, out, int(op), nremote * bytes, false, r, what,
+                             /*leader_input_shared=*/true);
+  const bool leader = h.am_leader();
+  const char* mine = own_input(h, in, r);
+  char* remote = st ? const_cast<char*>(st->peer_red(0))
+                    : static_cast<char*>(h.acc.get(nremote * bytes));
   std::vector<NetLink::Request> recvs, sends;
-  std::vector<const char*> at(size_t(g.size()), nullptr);
-  size_t off = 0;
-  for (int node = 0; node < g.num_nodes(); ++node) {
-    if (node == g.node()) continue;
-    const auto& ranks = g.node_ranks(node);
-    recvs.push_back(net.irecv(pool + off, ranks.size() * bytes, h.leader(node), kTagOneShot,
-                              NetLink::Lane::coll));
-    for (size_t i = 0; i < ranks.size(); ++i) at[size_t(ranks[i])] = pool + off + i * bytes;
-    off += ranks.size() * bytes;
+  if (leader) {
+    for (int node = 0; node < g.num_nodes(); ++node) {
+      if (node == g.node()) continue;
+      for (int p : g.node_ranks(node))
+        recvs.push_back(net.irecv(remote + size_t(slot[size_t(p)]) * bytes, bytes, h.leader(node),
+                                  kTagOneShot, NetLink::Lane::coll));
+      for (int p : g.node_ranks(g.node()))
+        sends.push_back(net.isend(input_of(h, st, p, mine), bytes, h.leader(node), kTagOneShot,
+                                  NetLink::Lane::coll));
+    }
+    net_wait_all(net, recvs, site_of(g, what, -1), g.liveness());
+    if (st) st->signal_all(kChPhase);
+  } else {
+    st->wait_from(0, kChPhase, what);
   }
-  for (int node = 0; node < g.num_nodes(); ++node)
-    if (node != g.node())
-      sends.push_back(net.isend(out_msg, local.size() * bytes, h.leader(node), kTagOneShot,
-                                NetLink::Lane::coll));
-  net_wait_all(net, recvs, site_of(g, what, -1), g.liveness());
-  // In place on a one-rank node, the message is my input and the result goes
-  // over it: the sends must be done first (MPI owns a send buffer until then).
-  if (out_msg == res) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
-  std::vector<const void*> ptrs(size_t(g.size()));
-  for (int p = 0; p < g.size(); ++p)
-    ptrs[size_t(p)] = g.node_of(p) == g.node() ? input_of(h, st, p, mine) : at[size_t(p)];
-  reduce_kernel(dt, op, g.size(), ptrs.data(), res, size_t(n));
-  net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  std::vector<const void*> ptrs(static_cast<size_t>(W));
+  for (int p = 0; p < W; ++p)
+    ptrs[size_t(p)] = slot[size_t(p)] >= 0 ? remote + size_t(slot[size_t(p)]) * bytes
+                                           : input_of(h, st, p, mine);
+  // In place, my input is still read by my node's peers (and sent over the
+  // network): reduce aside and copy back after the exit sync.
+  const bool inplace = in.data_ptr() == out.data_ptr();
+  const bool aside = !out.is_contiguous() || (inplace && (st || leader));
+  char* dst = aside ? static_cast<char*>(h.result.get(bytes)) : static_cast<char*>(out.data_ptr());
+  reduce_kernel(in.dtype(), op, W, ptrs.data(), dst, size_t(in.numel()));
+  if (leader) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  if (st) st->pull_end(what);
+  if (aside) {
+    unpack(dst, out);
+    if (!out.is_contiguous()) count_staged(r, bytes);
+  }
 }
 
 // One-shot between nodes when what a leader sends is small, or when it is
@@ -313,14 +328,17 @@ CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor
   r.algo = AllReduceAlgo::hierarchical;
   if (in.numel() == 0) return r;
   HierState& h = hier(g);
-  const bool leader = h.am_leader();
   const size_t bytes = in.nbytes();
+  if (use_one_shot(g, bytes)) {
+    one_shot_all_reduce(h, in, out, op, r, what);
+    return r;
+  }
+  const bool leader = h.am_leader();
   CollState* st = node_begin(h, Kind::all_reduce, in, out, int(op), bytes, true, r, what);
   if (leader) {
     char* res = result_buffer(h, st, out, bytes);
     const char* mine = own_input(h, in, r);
-    if (use_one_shot(g, bytes)) one_shot_between_nodes(h, st, in.dtype(), op, mine, in.numel(), res, what);
-    else relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
+    relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
     if (res != out.data_ptr() || !out.is_contiguous()) {
       unpack(res, out);
       count_staged(r, bytes);
