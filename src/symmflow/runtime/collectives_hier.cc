@@ -273,10 +273,12 @@ void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, Redu
   for (int p = 0; p < W; ++p)
     ptrs[size_t(p)] = slot[size_t(p)] >= 0 ? remote + size_t(slot[size_t(p)]) * bytes
                                            : input_of(h, st, p, mine);
-  // In place, my input is still read by my node's peers (and sent over the
-  // network): reduce aside and copy back after the exit sync.
+  // In place, my input is still read by my node's peers: reduce aside and copy
+  // back after the exit sync. Alone on my node, only the network reads it: let
+  // the sends finish (MPI owns a send buffer until then), then fold over it.
   const bool inplace = in.data_ptr() == out.data_ptr();
-  const bool aside = !out.is_contiguous() || (inplace && (st || leader));
+  const bool aside = !out.is_contiguous() || (inplace && st);
+  if (inplace && !st) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
   char* dst = aside ? static_cast<char*>(h.result.get(bytes)) : static_cast<char*>(out.data_ptr());
   reduce_kernel(in.dtype(), op, W, ptrs.data(), dst, size_t(in.numel()));
   if (leader) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
