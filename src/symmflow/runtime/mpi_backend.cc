@@ -93,6 +93,9 @@ class MpiBackend final : public Backend {
     MPI_Comm_size(world_, &size_);
     SF_CHECK(size_ <= runtime::kMaxRanks, "dist::init: {} MPI ranks, at most {} supported", size_,
              runtime::kMaxRanks);
+    // mpirun answers a dead rank with SIGTERM to the others: segments still
+    // being set up must not outlive them.
+    runtime::unlink_created_segments_on_signals();
     find_nodes();
     make_job_id();
     attach_node_control();

@@ -244,13 +244,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(timeout_s));
     // "tag 3 sequence 2", for the wait site and messages (no allocation).
-    char buf[96];
-    char* end = buf + sizeof buf;
-    char* at = std::copy_n("tag ", 4, buf);
-    at = std::to_chars(at, end, w.tag).ptr;
-    at = std::copy_n(" sequence ", 10, at);
-    at = std::to_chars(at, end, w.seq).ptr;
-    const std::string_view what(buf, size_t(at - buf));
+    char buf[64];
+    const auto n = fmt::format_to_n(buf, sizeof buf, "tag {} sequence {}", w.tag, w.seq).size;
+    const std::string_view what(buf, std::min(n, sizeof buf));
     runtime::WaitSite site{w.op(), what, g_.name(), me_, w.peer};
     auto next_check = start + std::chrono::milliseconds(50);
     for (;;) {

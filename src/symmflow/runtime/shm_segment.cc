@@ -1,18 +1,68 @@
 #include "symmflow/runtime/shm_segment.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "symmflow/core/error.h"
 
 namespace symmflow::runtime {
+
+namespace {
+
+// Segments this process created and has not unlinked yet, as /dev/shm paths,
+// for a signal handler: fixed storage, no allocation, no locks.
+constexpr int kPendingSlots = 32;
+struct PendingSlot {
+  std::atomic<bool> used{false};
+  char path[160];
+};
+PendingSlot g_pending[kPendingSlots];
+
+void add_pending(const std::string& name) {
+  std::string path = "/dev/shm" + name;
+  if (path.size() >= sizeof(PendingSlot::path)) return;
+  for (auto& p : g_pending) {
+    if (p.used.load()) continue;
+    std::memcpy(p.path, path.c_str(), path.size() + 1);
+    p.used.store(true);
+    return;
+  }
+}
+
+void remove_pending(const std::string& name) {
+  std::string path = "/dev/shm" + name;
+  for (auto& p : g_pending)
+    if (p.used.load() && path == p.path) p.used.store(false);
+}
+
+void unlink_pending_and_reraise(int sig) {
+  for (auto& p : g_pending)
+    if (p.used.load()) ::unlink(p.path);  // async-signal-safe
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void unlink_created_segments_on_signals() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;  // the app's own
+    struct sigaction sa {};
+    sa.sa_handler = unlink_pending_and_reraise;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
+}
 
 std::string random_hex(size_t nbytes) {
   std::string raw(nbytes, '\0');
@@ -93,6 +143,7 @@ ShmSegment ShmSegment::create(const std::string& job_id, const std::string& kind
     throw;
   }
   s.size_ = nbytes;
+  add_pending(s.name_);
   return s;
 }
 
@@ -116,6 +167,7 @@ ShmSegment ShmSegment::open(const std::string& name) {
 void ShmSegment::unlink() {
   if (unlinked_ || name_.empty()) return;
   shm_unlink(name_.c_str());
+  remove_pending(name_);
   unlinked_ = true;
 }
 

@@ -48,6 +48,12 @@ class ShmSegment {
   bool unlinked_ = false;
 };
 
+// Without a launcher to clean up after it (mpirun), a process killed by
+// SIGTERM/SIGINT/SIGHUP between creating a segment and unlinking it would leave
+// it behind: this installs handlers (where the program has none) that unlink
+// the segments this process created and still names, then die of the signal.
+void unlink_created_segments_on_signals();
+
 // Unlinks every /dev/shm entry whose name starts with `job_id` + "-". Returns
 // how many were removed. The launcher calls it when the job ends, whatever happened.
 int unlink_job_segments(const std::string& job_id);
