@@ -15,7 +15,6 @@
 #include "symmflow/runtime/p2p.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <deque>
