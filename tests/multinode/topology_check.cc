@@ -7,7 +7,8 @@
 // by the peer), signals() refused on a group that spans nodes, node_group(),
 // net(), and a subgroup inside one node that needs no network. Then the
 // c10d:: and symm_mem:: ops through the dispatcher, across the nodes (the ops
-// layer must work unchanged on the mpi backend). Prints `topology ok rank R
+// layer must work unchanged on the mpi backend), and errors between nodes
+// that name the ranks (a short message, a tag beyond MPI's range). Prints `topology ok rank R
 // node K` and exits 0, or names the first broken promise.
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +89,40 @@ int check_ops(int me, int W) {
   return 0;
 }
 
+// Errors between nodes name the ranks instead of hanging: a receive that
+// expects more bytes than were sent, and a tag outside MPI's range.
+int check_net_errors(int me, int W, int rpn) {
+  auto& w = dist::world();
+  // Pairs across the first two nodes: rank p of node 0 with rank p + rpn.
+  const bool in_pair = W > rpn && (me < rpn ? me + rpn < W : me < 2 * rpn);
+  if (in_pair) {
+    const int peer = me < rpn ? me + rpn : me - rpn;
+    if (me < rpn) {
+      dist::isend(w, iota_plus(4, 0), peer, 9).wait();
+    } else {
+      sf::Tensor big = sf::Tensor::empty({8}, sf::DType::f32);
+      std::string msg;
+      try {
+        dist::irecv(w, big, peer, 9).wait();
+      } catch (const sf::Error& e) {
+        msg = e.what();
+      }
+      EXPECT(msg.find("size mismatch") != std::string::npos &&
+                 msg.find(fmt::format("rank {} sent 16 bytes", peer)) != std::string::npos,
+             "a short message across nodes gave: '{}'", msg);
+    }
+    std::string msg;
+    try {
+      dist::isend(w, iota_plus(1, 0), peer, 1 << 30);
+    } catch (const sf::Error& e) {
+      msg = e.what();
+    }
+    EXPECT(msg.find("outside MPI's") != std::string::npos, "a huge tag across nodes gave: '{}'", msg);
+  }
+  w.barrier("net errors");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   int nodes = -1, rpn = -1;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -149,6 +184,7 @@ int main(int argc, char** argv) {
   if (b) EXPECT(b->num_nodes() == nodes && b->node_group().size() == 1, "leaders group: {} nodes",
                 b->num_nodes());
   if (int rc = check_ops(me, W)) return rc;
+  if (int rc = check_net_errors(me, W, rpn)) return rc;
   w.barrier("topology done");
   std::printf("topology ok rank %d node %d\n", me, w.node());
   return 0;
