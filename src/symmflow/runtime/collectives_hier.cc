@@ -6,11 +6,11 @@
 // all_reduce keeps the rank-order fold of the one-node algorithms, so results
 // are bitwise those of the shm backend for the same world. Small messages (and
 // two nodes of one rank) go one-shot: the leaders exchange their nodes' raw
-// inputs, and every rank folds all of them into its own output, one network hop. Larger ones relay: the ranks are cut
-// into runs of consecutive ranks on one node (one run per node when nodes hold
-// consecutive ranks), and the fold travels along the runs like a relay — the
-// leader of run i's node continues the accumulator it received from run i-1
-// over run i's inputs (read in place from shared memory) and passes it on, in
+// inputs, and every rank folds all of them into its own output, one network
+// hop. Larger ones relay: the ranks are cut into runs of consecutive ranks on
+// one node (one run per node when nodes hold consecutive ranks), and the fold
+// travels along the runs like a relay — the leader of run i's node continues
+// the accumulator it received from run i-1 over run i's inputs (read in place from shared memory) and passes it on, in
 // the accumulator type (f32 for bf16/f16), chunk by chunk so that the nodes
 // work in a pipeline. The last run's leader finishes (avg, rounding) and sends
 // each finished chunk to every other leader; leaders hand the result to their
@@ -50,7 +50,7 @@ constexpr int kTagChain = 100;  // + run index: the accumulator entering that ru
 
 // Bytes a leader may send in total for a one-shot exchange between nodes
 // (each leader sends its node's raw inputs to every other leader, and every
-// leader folds all W inputs itself: one network hop instead of the relay's
+// rank folds all W inputs itself: one network hop instead of the relay's
 // two). SYMMFLOW_NET_ONE_SHOT_MAX_BYTES overrides.
 size_t net_one_shot_max_bytes() {
   static const size_t v = [] {
