@@ -15,7 +15,10 @@
 #               `symmflow launch --nproc N -- sf_dist_suite --quick` (shm).
 #               Also -np 3 with RANKS_PER_NODE=2 (nodes of 2 and 1 ranks), and
 #               sf_topology_check (if given) at -np 4 with 2 nodes, -np 4 on
-#               one node and -np 3 with nodes of 2 and 1.
+#               one node and -np 3 with nodes of 2 and 1; and `--mismatch`
+#               (node 0 calls all_reduce_, node 1 all_gather): the job must
+#               fail within 20 s with both calls named (by whichever leader
+#               speaks first: the first abort ends the job), not hang.
 #   netns       2 hosts as network namespaces (netns_hosts.sh, root only):
 #               mpirun -H <ip1>:2,<ip2>:2 -np 4, TCP only, mpirun itself in the
 #               first host. First `hostname` through the same mpirun command
@@ -385,7 +388,24 @@ case "$MODE" in
     fi
     topology topology-2x2 2 2 "${MPI_COMMON[@]}" -np 4 -x SYMMFLOW_RANKS_PER_NODE=2
     topology topology-1x4 1 4 "${MPI_COMMON[@]}" -np 4
-    topology topology-2+1 2 2 "${MPI_COMMON[@]}" -np 3 -x SYMMFLOW_RANKS_PER_NODE=2 ;;
+    topology topology-2+1 2 2 "${MPI_COMMON[@]}" -np 3 -x SYMMFLOW_RANKS_PER_NODE=2
+    if [ -n "$TOPO" ]; then
+      info "mismatch: node 0 calls all_reduce_, node 1 all_gather"
+      t0=$(now)
+      "${TIMEOUT[@]}" "${MPI_COMMON[@]}" -np 4 -x SYMMFLOW_RANKS_PER_NODE=2 -x SYMMFLOW_TIMEOUT=60 \
+        "$TOPO" --nodes 2 --rpn 2 --mismatch > "$OUT/mismatch.out" 2>&1
+      rc=$?
+      t1=$(now)
+      if [ $rc != 0 ] && [ $rc != 124 ] &&
+         awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 20) }' &&
+         grep "ranks disagree at collective call #1 of group 'world' (between nodes)" "$OUT/mismatch.out" |
+           grep "all_reduce(f32, 64 elements, sum)" | grep -q "all_gather(f32, 16 elements)"; then
+        info "mismatch: failed after $(elapsed "$t0" "$t1") s naming both calls"
+      else
+        fail "mismatch: exit $rc after $(elapsed "$t0" "$t1") s without the expected message"
+        tail -n 20 "$OUT/mismatch.out"
+      fi
+    fi ;;
   kill)
     rpn=${SF_MPI_TESTS_KILL_RPN-2}
     kill_test kill 3 "${MPI_COMMON[@]}" -np 4 ${rpn:+-x SYMMFLOW_RANKS_PER_NODE=$rpn} \

@@ -2,6 +2,9 @@
 // mpirun (tests/multinode/mpi_tests.sh, mode `topology`):
 //   --nodes N   the number of nodes the job must see
 //   --rpn K     ranks per node, consecutive (SYMMFLOW_RANKS_PER_NODE or real hosts)
+//   --mismatch  instead: node 0 calls all_reduce_ while the other nodes call
+//               all_gather; every leader must fail naming both calls (the
+//               job then ends non-zero; mpi_tests.sh checks the message)
 // Checks, on every rank: the backend, the node numbering, peer_ptr non-null
 // exactly for peers on the same node (and usable: a store through it is seen
 // by the peer), signals() refused on a group that spans nodes, node_group(),
@@ -125,9 +128,11 @@ int check_net_errors(int me, int W, int rpn) {
 
 int main(int argc, char** argv) {
   int nodes = -1, rpn = -1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--nodes")) nodes = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--rpn")) rpn = std::atoi(argv[i + 1]);
+  bool mismatch = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--mismatch")) mismatch = true;
+    else if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--rpn") && i + 1 < argc) rpn = std::atoi(argv[++i]);
   }
   if (nodes < 1 || rpn < 1) {
     std::fprintf(stderr, "usage: sf_topology_check --nodes N --rpn K (under mpirun)\n");
@@ -136,6 +141,21 @@ int main(int argc, char** argv) {
   dist::init();
   auto& w = dist::world();
   const int me = w.rank(), W = w.size();
+  if (mismatch) {
+    sf::Tensor x = sf::symm::empty({W * 16}, sf::DType::f32);
+    sf::Tensor y = sf::symm::empty({16}, sf::DType::f32);
+    sf::kernels::fill_(x, sf::Scalar(1.0));
+    sf::kernels::fill_(y, sf::Scalar(1.0));
+    try {
+      if (w.node() == 0) dist::all_reduce_(w, x, dist::ReduceOp::sum);
+      else dist::all_gather(w, y, x);
+    } catch (const sf::Error& e) {
+      std::fprintf(stderr, "rank %d: %s\n", me, e.what());
+      return 3;
+    }
+    std::fprintf(stderr, "rank %d: mismatched collectives were not detected\n", me);
+    return 4;
+  }
   EXPECT(dist::backend().name() == "mpi", "backend {}", dist::backend().name());
   EXPECT(w.num_nodes() == nodes && dist::backend().num_nodes() == nodes, "{} nodes, expected {}",
          w.num_nodes(), nodes);

@@ -46,6 +46,7 @@ constexpr int kTagScatter = 4;
 constexpr int kTagBcast = 5;
 constexpr int kTagA2A = 6;
 constexpr int kTagOneShot = 7;
+constexpr int kTagHeader = 8;
 constexpr int kTagChain = 100;  // + run index: the accumulator entering that run
 
 // Bytes a leader may send in total for a one-shot exchange between nodes
@@ -73,13 +74,38 @@ struct Run {
   int node, first, count;  // group ranks [first, first + count), all on `node`
 };
 
-// Per-group state of the hierarchical collectives.
-struct HierState {
+// What a leader tells the neighbouring nodes' leaders about the collective it
+// is stuck in, so that nodes calling different collectives fail with both
+// calls named instead of waiting for messages that never match.
+struct CallHeader {
+  uint64_t call_no = 0;
+  Kind kind{};
+  uint32_t dtype = 0;
+  int32_t op = -1, root = -1;
+  int64_t numel = 0;
+};
+
+// Per-group state of the hierarchical collectives. It is also the liveness
+// check of their network waits (run every 50 ms while a wait lasts): the
+// group's own check, then the call-header exchange. Nothing is exchanged on
+// the fast path: a leader whose wait lasts tells its neighbour leaders which
+// call it is in, and compares what they tell it for the same call number. Two
+// nodes in different collectives both get stuck, so both speak, and both fail.
+struct HierState : runtime::LivenessCheck {
   explicit HierState(ProcessGroup& group) : g(group) {
     for (int p = 0; p < g.size(); ++p) {
       if (!runs.empty() && runs.back().node == g.node_of(p)) ++runs.back().count;
       else runs.push_back({g.node_of(p), p, 1});
     }
+    const int N = g.num_nodes(), k = g.node();
+    neighbours = {leader((k + N - 1) % N)};
+    if (N > 2) neighbours.push_back(leader((k + 1) % N));
+    hdr = std::shared_ptr<Headers>(new Headers());
+  }
+  ~HierState() override {
+    // A receive still posted may complete into the buffers: leave them to the
+    // process rather than to a use after free.
+    if (!hdr->recv_req.empty()) new std::shared_ptr<Headers>(hdr);
   }
   ProcessGroup& g;
   std::vector<Run> runs;
@@ -88,6 +114,82 @@ struct HierState {
   int leader(int node) const { return g.node_ranks(node)[0]; }
   bool am_leader() const { return leader(g.node()) == g.rank(); }
   NetLink& net() const { return *g.net(); }
+  runtime::LivenessCheck* live() { return this; }
+
+  // Every rank, at the start of every collective: what it is calling.
+  void begin_call(Kind kind, DType dt, int op, int root, int64_t numel, const char* what) {
+    current = CallHeader{++calls, kind, uint32_t(dt), op, root, numel};
+    told = false;
+    what_ = what;
+  }
+
+  void check(const runtime::WaitSite& site) override {
+    g.liveness()->check(site);
+    if (am_leader()) exchange_headers();
+  }
+
+ private:
+  struct Headers {
+    CallHeader out;
+    std::vector<CallHeader> in;
+    std::vector<NetLink::Request> recv_req, send_req;
+  };
+
+  void exchange_headers() {
+    NetLink& n = net();
+    Headers& H = *hdr;
+    if (H.recv_req.empty()) {  // first time: one receive per neighbour, reposted after each
+      H.in.resize(neighbours.size());
+      for (size_t i = 0; i < neighbours.size(); ++i)
+        H.recv_req.push_back(n.irecv(&H.in[i], sizeof(CallHeader), neighbours[i], kTagHeader,
+                                     NetLink::Lane::coll));
+    }
+    if (!told) {
+      bool free = true;
+      for (auto r : H.send_req) free = free && n.test(r);  // receives are always posted
+      if (free) {
+        H.send_req.clear();
+        H.out = current;
+        for (int nb : neighbours)
+          H.send_req.push_back(n.isend(&H.out, sizeof(CallHeader), nb, kTagHeader,
+                                       NetLink::Lane::coll));
+        told = true;
+      }
+    }
+    for (size_t i = 0; i < neighbours.size(); ++i) {
+      if (!n.test(H.recv_req[i])) continue;
+      const CallHeader got = H.in[i];
+      H.recv_req[i] = n.irecv(&H.in[i], sizeof(CallHeader), neighbours[i], kTagHeader,
+                              NetLink::Lane::coll);
+      if (got.call_no != current.call_no) continue;  // an older or newer stall of theirs
+      if (got.kind == current.kind && got.dtype == current.dtype && got.op == current.op &&
+          got.root == current.root && got.numel == current.numel)
+        continue;
+      auto as_desc = [](const CallHeader& c) {
+        Desc d;
+        d.call_no = c.call_no;
+        d.kind = c.kind;
+        d.proto = Proto::pull;
+        d.dtype = c.dtype;
+        d.op = c.op;
+        d.root = c.root;
+        d.numel = c.numel;
+        return d;
+      };
+      fail("{}: ranks disagree at collective call #{} of group '{}' (between nodes): rank {} calls "
+           "{} but rank {} (node {}) calls {}. Every rank must call the same collectives in the "
+           "same order with tensors of the same dtype and size.",
+           what_, current.call_no, g.name(), g.rank(), describe(as_desc(current)), neighbours[i],
+           g.node_of(neighbours[i]), describe(as_desc(got)));
+    }
+  }
+
+  std::vector<int> neighbours;  // leaders of the previous (and next) node
+  std::shared_ptr<Headers> hdr;
+  uint64_t calls = 0;
+  CallHeader current;
+  bool told = false;
+  const char* what_ = "";
 };
 
 HierState& hier(ProcessGroup& g) { return g.extension<HierState>(); }
@@ -202,7 +304,7 @@ void relay(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
     for (size_t k = 0; k < mine_runs.size(); ++k) {
       const int i = mine_runs[k];
       const Run& run = h.runs[size_t(i)];
-      if (i > 0) net_wait(net, recvs[k][size_t(c)], site_of(g, what, h.leader(h.runs[size_t(i - 1)].node)), g.liveness());
+      if (i > 0) net_wait(net, recvs[k][size_t(c)], site_of(g, what, h.leader(h.runs[size_t(i - 1)].node)), h.live());
       srcs.clear();
       for (int p = run.first; p < run.first + run.count; ++p)
         srcs.push_back(input_of(h, st, p, mine) + size_t(at) * isz);
@@ -228,7 +330,7 @@ void relay(HierState& h, CollState* st, DType dt, ReduceOp op, const char* mine,
       pending.push_back(net.irecv(res + size_t(at) * isz, size_t(len) * isz, h.leader(final_node),
                                   kTagResult, NetLink::Lane::coll));
   }
-  net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+  net_wait_all(net, pending, site_of(g, what, -1), h.live());
 }
 
 // One-shot between nodes: each leader sends its node's inputs (straight from
@@ -264,7 +366,7 @@ void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, Redu
         sends.push_back(net.isend(input_of(h, st, p, mine), bytes, h.leader(node), kTagOneShot,
                                   NetLink::Lane::coll));
     }
-    net_wait_all(net, recvs, site_of(g, what, -1), g.liveness());
+    net_wait_all(net, recvs, site_of(g, what, -1), h.live());
     if (st) st->signal_all(kChPhase);
   } else {
     st->wait_from(0, kChPhase, what);
@@ -278,10 +380,10 @@ void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, Redu
   // the sends finish (MPI owns a send buffer until then), then fold over it.
   const bool inplace = in.data_ptr() == out.data_ptr();
   const bool aside = !out.is_contiguous() || (inplace && st);
-  if (inplace && !st) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  if (inplace && !st) net_wait_all(net, sends, site_of(g, what, -1), h.live());
   char* dst = aside ? static_cast<char*>(h.result.get(bytes)) : static_cast<char*>(out.data_ptr());
   reduce_kernel(in.dtype(), op, W, ptrs.data(), dst, size_t(in.numel()));
-  if (leader) net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  if (leader) net_wait_all(net, sends, site_of(g, what, -1), h.live());
   if (st) st->pull_end(what);
   if (aside) {
     unpack(dst, out);
@@ -330,6 +432,7 @@ CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor
   r.algo = AllReduceAlgo::hierarchical;
   if (in.numel() == 0) return r;
   HierState& h = hier(g);
+  h.begin_call(Kind::all_reduce, in.dtype(), int(op), -1, in.numel(), what);
   const size_t bytes = in.nbytes();
   if (use_one_shot(g, bytes)) {
     one_shot_all_reduce(h, in, out, op, r, what);
@@ -355,6 +458,7 @@ CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Te
   CollectiveResult r;
   if (in.numel() == 0) return r;
   HierState& h = hier(g);
+  h.begin_call(Kind::reduce_scatter, in.dtype(), int(op), -1, in.numel(), what);
   const bool leader = h.am_leader();
   const size_t cbytes = out.nbytes();
   CollState* st = node_begin(h, Kind::reduce_scatter, in, out, int(op), in.nbytes(), false, r, what);
@@ -377,7 +481,7 @@ CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Te
         pending.push_back(net.irecv(res + size_t(p) * cbytes, cbytes, h.leader(final_node),
                                     kTagScatter, NetLink::Lane::coll));
     }
-    net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+    net_wait_all(net, pending, site_of(g, what, -1), h.live());
     copy_into(res + size_t(g.rank()) * cbytes, out, r);
   }
   node_end(st, leader, [&](const char* res) { copy_into(res + size_t(g.rank()) * cbytes, out, r); },
@@ -390,6 +494,7 @@ CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor
   CollectiveResult r;
   if (in.numel() == 0) return r;
   HierState& h = hier(g);
+  h.begin_call(Kind::all_gather, in.dtype(), -1, -1, in.numel(), what);
   const bool leader = h.am_leader();
   const size_t bytes = in.nbytes(), total = out.nbytes();
   CollState* st = node_begin(h, Kind::all_gather, in, out, -1, total, true, r, what);
@@ -413,7 +518,7 @@ CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor
         for (int p : g.node_ranks(g.node()))
           pending.push_back(net.isend(res + size_t(p) * bytes, bytes, h.leader(node), kTagGather,
                                       NetLink::Lane::coll));
-    net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+    net_wait_all(net, pending, site_of(g, what, -1), h.live());
     if (res != out.data_ptr() || !out.is_contiguous()) {
       unpack(res, out);
       count_staged(r, total);
@@ -428,6 +533,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
   CollectiveResult r;
   if (t.numel() == 0) return r;
   HierState& h = hier(g);
+  h.begin_call(Kind::broadcast, t.dtype(), -1, src, t.numel(), what);
   NetLink& net = h.net();
   ProcessGroup& nd = g.node_group();
   const size_t bytes = t.nbytes();
@@ -450,7 +556,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
       const bool direct = t.is_contiguous();
       char* dst = direct ? static_cast<char*>(t.data_ptr()) : static_cast<char*>(h.result.get(bytes));
       pending.push_back(net.irecv(dst, bytes, src, kTagBcast, NetLink::Lane::coll));
-      net_wait_all(net, pending, site_of(g, what, src), g.liveness());
+      net_wait_all(net, pending, site_of(g, what, src), h.live());
       if (!direct) {
         unpack(dst, t);
         count_staged(r, bytes);
@@ -462,7 +568,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
       r.staged_bytes += n.staged_bytes;
     }
   }
-  net_wait_all(net, pending, site_of(g, what, -1), g.liveness());
+  net_wait_all(net, pending, site_of(g, what, -1), h.live());
   return r;
 }
 
@@ -477,6 +583,7 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   const int W = g.size();
   int64_t row = 1;
   for (int64_t d = 1; d < in.dim(); ++d) row *= in.size(d);
+  h.begin_call(Kind::all_to_all, in.dtype(), -1, -1, row, what);
   const size_t row_bytes = size_t(row) * in.itemsize();
   // Contiguous stand-ins for strided tensors (counted).
   auto regular = [&](const Tensor& t) { return Tensor::empty_with(regular_allocator(), t.sizes(), t.dtype()); };
@@ -565,13 +672,13 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   }
   for (size_t k = 0; k < recvs.size(); ++k) {
     const int p = recv_from[k];
-    const size_t got = net_wait(net, recvs[k], site_of(g, what, p), g.liveness());
+    const size_t got = net_wait(net, recvs[k], site_of(g, what, p), h.live());
     SF_CHECK(got == size_t(out_splits[size_t(p)]) * row_bytes,
              "all_to_all_single: rank {} sent {} rows to rank {}, which expects {} (its "
              "out_splits[{}])", p, got / std::max<size_t>(row_bytes, 1), g.rank(),
              out_splits[size_t(p)], p);
   }
-  net_wait_all(net, sends, site_of(g, what, -1), g.liveness());
+  net_wait_all(net, sends, site_of(g, what, -1), h.live());
   if (!out.is_contiguous()) {
     unpack(outC.data_ptr(), out);
     count_staged(r, out.nbytes());
