@@ -18,7 +18,8 @@ using runtime::RankState;
 namespace {
 
 const char* kHowToLaunch =
-    "ranks are started by `symmflow launch --nproc N -- PROGRAM` (or runtime::launch_fn in tests)";
+    "ranks are started by `symmflow launch --nproc N -- PROGRAM` (or runtime::launch_fn in tests), "
+    "or by mpirun (the mpi backend, docs/multi-node.md)";
 
 std::string env_string(const char* name) {
   const char* v = std::getenv(name);

@@ -23,8 +23,10 @@ struct InitOptions {
   std::optional<bool> check_heap;    // default SYMMFLOW_CHECK_HEAP=1
 };
 
-// Reads SYMMFLOW_RANK, SYMMFLOW_WORLD_SIZE, SYMMFLOW_RENDEZVOUS, SYMMFLOW_JOB_TOKEN
-// (and the optional variables), attaches and creates "world". Collective.
+// Picks the backend (SYMMFLOW_BACKEND, else mpi when mpirun started the
+// process, else shm), attaches and creates "world". Collective. The shm
+// backend reads SYMMFLOW_RANK, SYMMFLOW_WORLD_SIZE, SYMMFLOW_RENDEZVOUS and
+// SYMMFLOW_JOB_TOKEN (set by `symmflow launch`); the mpi backend asks MPI.
 // A missing/invalid variable or a wrong token is an Error saying which.
 // Calling it again while initialized does nothing.
 void init(const InitOptions& options = {});
