@@ -820,6 +820,8 @@ class Suite {
           tile_reduce_case<float>(DType::f32, ReduceOp::sum, 80, 90, 40, 70, root, a, b, false, Mode::hash);
         }
       tile_reduce_case<float>(DType::f32, ReduceOp::max, 80, 90, 40, 70, root, Mem::symm, Mem::reg, false, Mode::nan);
+      // One row: a contiguous tile, which goes through without being packed.
+      tile_reduce_case<float>(DType::f32, ReduceOp::sum, 12, 20, 1, 9, root, Mem::symm, Mem::reg, false, Mode::hash);
       tile_reduce_case<float>(DType::f32, ReduceOp::sum, 12, 20, 3, 5, root, Mem::symm, Mem::symm, true, Mode::hash);
       tile_reduce_case<float>(DType::f32, ReduceOp::min, 80, 90, 40, 70, root, Mem::reg, Mem::symm, true, Mode::nan);
       tile_reduce_case<sf::BFloat16>(DType::bf16, ReduceOp::avg, 30, 40, 7, 9, root, Mem::symm, Mem::symm, false,

@@ -26,12 +26,10 @@ class Backend {
   virtual int size() const = 0;               // world size
 
   // The node `world_rank` runs on: 0..num_nodes()-1, numbered in the order of
-  // their lowest rank. Ranks on one node share memory.
+  // their lowest rank. Ranks on one node share memory: their symmetric heaps
+  // are mapped in each other's processes (ProcessGroup::is_shm_reachable).
   virtual int node_of(int world_rank) const = 0;
   virtual int num_nodes() const = 0;
-  // True when `world_rank` is on this process's node: its symmetric heap can
-  // be mapped here, so peer_ptr() is non-null and loads/stores reach it.
-  bool is_shm_reachable(int world_rank) const { return node_of(world_rank) == node_of(rank()); }
 
   // Collective over every world rank (members or not), in the same order on all:
   // the message link between the members of a group that spans nodes. Returns

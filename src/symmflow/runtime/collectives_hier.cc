@@ -193,10 +193,7 @@ CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor
     char* res = result_buffer(h, st, out, bytes);
     const char* mine = own_input(h, in, r);
     relay(h, st, in.dtype(), op, mine, in.numel(), res, true, what);
-    if (res != out.data_ptr() || !out.is_contiguous()) {
-      unpack(res, out);
-      count_staged(r, bytes);
-    }
+    result_to_out(res, out, r);
   }
   node_end(st, leader, [&](const char* res) { copy_into(res, out, r); }, what);
   return r;
@@ -240,15 +237,17 @@ CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Te
 
 CollectiveResult hier_tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile,
                                   int root, ReduceOp op) {
-  // Rare between nodes: the tiles are packed and all-reduced; the root keeps
-  // the result. Same fold, same bits.
+  // Rare between nodes: the tiles (packed when strided) are all-reduced; the
+  // root keeps the result. Same fold, same bits.
   CollectiveResult r;
-  Tensor a = Tensor::empty_with(regular_allocator(), {in_tile.numel()}, in_tile.dtype());
+  Tensor a = in_tile;
+  if (!in_tile.is_contiguous()) {
+    a = Tensor::empty_with(regular_allocator(), {in_tile.numel()}, in_tile.dtype());
+    pack(in_tile, a.data_ptr());
+    count_staged(r, in_tile.nbytes());
+  }
   Tensor b = Tensor::empty_with(regular_allocator(), {in_tile.numel()}, in_tile.dtype());
-  pack(in_tile, a.data_ptr());
-  count_staged(r, in_tile.nbytes());
-  CollectiveResult n = hier_all_reduce(g, a, b, op);
-  r.staged_bytes += n.staged_bytes;
+  absorb(r, hier_all_reduce(g, a, b, op));
   if (g.rank() == root) {
     unpack(b.data_ptr(), out_tile);
     count_staged(r, out_tile.nbytes());

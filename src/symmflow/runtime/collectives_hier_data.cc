@@ -40,10 +40,7 @@ CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor
           pending.push_back(net.isend(res + size_t(p) * bytes, bytes, h.leader(node), kTagGather,
                                       NetLink::Lane::coll));
     net_wait_all(net, pending, site_of(g, what, -1), h.live());
-    if (res != out.data_ptr() || !out.is_contiguous()) {
-      unpack(res, out);
-      count_staged(r, total);
-    }
+    result_to_out(res, out, r);
   }
   node_end(st, leader, [&](const char* res) { copy_into(res, out, r); }, what);
   return r;
@@ -68,9 +65,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
   }
   if (g.node() == src_node) {
     if (nd.size() > 1) {
-      CollectiveResult n = broadcast_(nd, t, g.local_index(src));
-      r.staged |= n.staged;
-      r.staged_bytes += n.staged_bytes;
+      absorb(r, broadcast_(nd, t, g.local_index(src)));
     }
   } else {
     if (h.am_leader()) {
@@ -84,9 +79,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
       }
     }
     if (nd.size() > 1) {
-      CollectiveResult n = broadcast_(nd, t, 0);
-      r.staged |= n.staged;
-      r.staged_bytes += n.staged_bytes;
+      absorb(r, broadcast_(nd, t, 0));
     }
   }
   net_wait_all(net, pending, site_of(g, what, -1), h.live());
@@ -175,9 +168,7 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
     count_staged(r, lin_t.nbytes());
   }
   if (nd.size() > 1) {
-    CollectiveResult n = all_to_all_single(nd, lin_t, lout_t, lout, lin);
-    r.staged |= n.staged;
-    r.staged_bytes += n.staged_bytes;
+    absorb(r, all_to_all_single(nd, lin_t, lout_t, lout, lin));
   } else if (lout_t.nbytes()) {
     copy_bytes(lout_t.data_ptr(), lin_t.data_ptr(), lout_t.nbytes());
   }

@@ -108,6 +108,9 @@ const char* own_input(HierState& h, const Tensor& in, CollectiveResult& r);
 const char* input_of(HierState& h, CollState* st, int p, const char* mine);
 // `src` into `out` (unpacked, and counted, when `out` is strided).
 void copy_into(const char* src, const Tensor& out, CollectiveResult& r);
+// The leader's whole result `res` into its `out`, unless `res` is `out`'s own
+// bytes (counted: the copy exists because `out` is not peer-readable).
+void result_to_out(const char* res, const Tensor& out, CollectiveResult& r);
 
 // The node phase's end: the leader says its result is ready (kChPhase), every
 // other member copies `bytes` at `offset` of it with `take`, then the exit sync.

@@ -100,10 +100,6 @@ runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
   return runtime::WaitSite{op, "between nodes", g.name(), g.rank(), peer};
 }
 
-// The node phase shared by the reductions and all_gather: members other than
-// the leader make `in` readable (in place or staged), the leader announces
-// where the result will be (its `out` when peer-readable, else `res_bytes` of
-// workspace). Returns the node's CollState, or nullptr for a one-rank node.
 CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& out, int op,
                       size_t res_bytes, bool result_in_out, CollectiveResult& r, const char* what,
                       bool leader_input_shared) {
@@ -140,9 +136,6 @@ CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& o
   return &st;
 }
 
-// The leader's buffer for the whole result: what node_begin announced, or
-// (one-rank node) `out` itself when it is given, contiguous and `res_bytes`
-// long, else scratch.
 char* result_buffer(HierState& h, CollState* st, const Tensor& out, size_t res_bytes) {
   if (st) return const_cast<char*>(st->peer_red(0));
   if (out.defined() && out.is_contiguous() && out.nbytes() == res_bytes)
@@ -150,7 +143,6 @@ char* result_buffer(HierState& h, CollState* st, const Tensor& out, size_t res_b
   return static_cast<char*>(h.result.get(std::max<size_t>(res_bytes, 1)));
 }
 
-// The leader's own input as contiguous bytes.
 const char* own_input(HierState& h, const Tensor& in, CollectiveResult& r) {
   if (in.is_contiguous()) return static_cast<const char*>(in.data_ptr());
   void* p = h.packed.get(in.nbytes());
@@ -159,7 +151,6 @@ const char* own_input(HierState& h, const Tensor& in, CollectiveResult& r) {
   return static_cast<const char*>(p);
 }
 
-// Address of group rank p's input (p on my node), for the leader.
 const char* input_of(HierState& h, CollState* st, int p, const char* mine) {
   if (p == h.g.rank()) return mine;
   return st->peer_src(h.g.local_index(p));
@@ -172,6 +163,12 @@ void copy_into(const char* src, const Tensor& out, CollectiveResult& r) {
     unpack(src, out);
     count_staged(r, out.nbytes());
   }
+}
+
+void result_to_out(const char* res, const Tensor& out, CollectiveResult& r) {
+  if (out.is_contiguous() && res == out.data_ptr()) return;
+  unpack(res, out);
+  count_staged(r, out.nbytes());
 }
 
 }  // namespace symmflow::dist::detail::hier

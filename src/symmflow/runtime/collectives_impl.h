@@ -210,6 +210,13 @@ inline void count_staged(CollectiveResult& r, uint64_t bytes) {
   r.staged_bytes += bytes;
 }
 
+// Adds what an inner collective (run on a node group) copied to `r`; its
+// copies were counted globally when they happened.
+inline void absorb(CollectiveResult& r, const CollectiveResult& inner) {
+  r.staged |= inner.staged;
+  r.staged_bytes += inner.staged_bytes;
+}
+
 // First element of chunk i when n elements are split in W parts (chunk i is
 // [chunk_begin(i), chunk_begin(i + 1))); boundaries fall on cache lines.
 inline int64_t chunk_begin(int64_t n, int W, int i, size_t itemsize) {

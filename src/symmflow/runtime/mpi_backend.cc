@@ -56,11 +56,8 @@ using runtime::RankState;
 // Every MPI call goes through this: an error becomes an Error naming the call.
 void check_mpi(int rc, const char* call, int rank) {
   if (rc == MPI_SUCCESS) return;
-  char msg[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(rc, msg, &len);
   runtime::note_comm_failure();
-  fail("mpi backend: {} failed on world rank {}: {}", call, rank, std::string(msg, size_t(len)));
+  fail("mpi backend: {} failed on world rank {}: {}", call, rank, mpi_error_string(rc));
 }
 
 int env_ranks_per_node() {

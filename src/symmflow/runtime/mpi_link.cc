@@ -97,13 +97,10 @@ class MpiLink final : public NetLink {
 
   void check(int rc, const char* call, int peer, int tag) {
     if (rc == MPI_SUCCESS) return;
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
     runtime::note_comm_failure();
     fail("{} on group '{}' (rank {}, world rank {}{}{}) failed: {}", call, group_, rank_,
          world_rank_, peer >= 0 ? fmt::format(", peer {}", peer) : std::string(),
-         tag >= 0 ? fmt::format(", tag {}", tag) : std::string(), std::string(msg, size_t(len)));
+         tag >= 0 ? fmt::format(", tag {}", tag) : std::string(), mpi_error_string(rc));
   }
 
   std::string group_;
@@ -114,6 +111,13 @@ class MpiLink final : public NetLink {
 };
 
 }  // namespace
+
+std::string mpi_error_string(int rc) {
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) return fmt::format("MPI error code {}", rc);
+  return std::string(msg, size_t(len));
+}
 
 std::unique_ptr<NetLink> make_mpi_link(MPI_Comm* comm, std::string group, int world_rank) {
   auto l = std::make_unique<MpiLink>(*comm, std::move(group), world_rank);

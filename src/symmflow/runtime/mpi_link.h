@@ -12,6 +12,9 @@
 
 namespace symmflow::dist {
 
+// MPI's text for an error code.
+std::string mpi_error_string(int rc);
+
 // Takes ownership of *comm (it is freed with the link, and *comm is reset).
 std::unique_ptr<NetLink> make_mpi_link(MPI_Comm* comm, std::string group, int world_rank);
 
