@@ -1,0 +1,485 @@
+#include "symmflow/ir/graph.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "symmflow/core/error.h"
+#include "symmflow/kernels/views.h"
+#include "symmflow/library/dispatcher.h"
+
+namespace symmflow::ir {
+
+// --- types -------------------------------------------------------------------
+
+TensorType TensorType::of(const Tensor& t) {
+  return TensorType{t.dtype(), t.sizes(), t.strides(), t.storage_offset()};
+}
+
+bool TensorType::is_contiguous_at_zero() const {
+  return offset == 0 && (strides.empty() || strides == contiguous_strides(sizes));
+}
+
+int64_t TensorType::numel() const { return numel_of(sizes); }
+
+Tensor TensorType::meta() const {
+  Tensor t = Tensor::meta(sizes, dtype, strides.empty() ? contiguous_strides(sizes) : strides);
+  return offset == 0 ? t : t.as_strided(t.sizes(), t.strides(), offset);
+}
+
+bool TensorType::operator==(const TensorType& o) const {
+  auto st = [](const TensorType& t) { return t.strides.empty() ? contiguous_strides(t.sizes) : t.strides; };
+  return dtype == o.dtype && sizes == o.sizes && offset == o.offset && st(*this) == st(o);
+}
+
+std::string TensorType::str(bool with_layout) const {
+  std::string s = fmt::format("{}[{}]", dtype_name(dtype), fmt::join(sizes, ", "));
+  if (with_layout && !is_contiguous_at_zero())
+    s += fmt::format(" strides [{}] offset {}", fmt::join(strides, ", "), offset);
+  return s;
+}
+
+std::string Value::type_str() const {
+  switch (kind_) {
+    case ValueKind::Tensor: return type_.str();
+    case ValueKind::Int: return "i64";
+    case ValueKind::Float: return "f64";
+    case ValueKind::Bool: return "bool";
+  }
+  return "?";
+}
+
+// --- args ----------------------------------------------------------------------
+
+Arg Arg::of_expr(IntExpr::Ptr e, int64_t value) {
+  Arg a;
+  a.kind = Kind::Expr;
+  a.expr = std::move(e);
+  a.constant = IValue(value);
+  return a;
+}
+
+Arg Arg::list(std::vector<Arg> elems) {
+  Arg a;
+  a.kind = Kind::List;
+  a.elems = std::move(elems);
+  return a;
+}
+
+bool Arg::has_values() const {
+  bool any = false;
+  for_each_value([&](Value*) { any = true; });
+  return any;
+}
+
+namespace {
+
+// A scalar graph input stands for a number whose value is known only at run time:
+// type inference sees a placeholder of its kind.
+IValue placeholder(const Value* v) {
+  switch (v->kind()) {
+    case ValueKind::Tensor: return IValue(v->type().meta());
+    case ValueKind::Int: return IValue(int64_t(0));
+    case ValueKind::Float: return IValue(0.0);
+    case ValueKind::Bool: return IValue(false);
+  }
+  return {};
+}
+
+IValue meta_value(const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::Const:
+    case Arg::Kind::Expr: return a.constant;
+    case Arg::Kind::Value: return placeholder(a.value);
+    case Arg::Kind::List: {
+      IValueList l;
+      for (const auto& e : a.elems) l.push_back(meta_value(e));
+      return IValue(std::move(l));
+    }
+  }
+  return {};
+}
+
+std::vector<IValue> meta_args(const std::vector<Arg>& args) {
+  std::vector<IValue> out;
+  out.reserve(args.size());
+  for (const auto& a : args) out.push_back(meta_value(a));
+  return out;
+}
+
+// Every overload of the name takes no tensor and has a `dtype` argument.
+bool is_factory(std::string_view name) {
+  auto ops = Dispatcher::instance().overloads(name.substr(0, name.find('.')));
+  if (ops.empty()) return false;
+  for (Operator* op : ops) {
+    const auto& s = op->schema();
+    if (!s.find_argument("dtype")) return false;
+    for (const auto& a : s.arguments)
+      if (is_tensor_like(a.type)) return false;
+  }
+  return true;
+}
+
+bool is_list_type(const SchemaType& t) { return t.kind() == SchemaType::Kind::List; }
+
+}  // namespace
+
+// --- nodes ---------------------------------------------------------------------
+
+std::vector<WriteSlot> Node::writes() const {
+  std::vector<WriteSlot> out;
+  auto args = meta_args(args_);
+  for (const MutatedSlot& m : op_->mutated_slots(args)) {
+    const Arg& a = args_.at(m.arg);
+    if (a.kind == Arg::Kind::List && m.elem < 0) {
+      for (size_t e = 0; e < a.elems.size(); ++e) out.push_back({m.arg, int64_t(e)});
+    } else if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Value) {
+      out.push_back({m.arg, m.elem});
+    }
+    // A written optional left None writes nothing.
+  }
+  return out;
+}
+
+Value* Node::value_at(const WriteSlot& s) const {
+  const Arg& a = args_.at(s.arg);
+  const Arg& e = s.elem < 0 ? a : a.elems.at(size_t(s.elem));
+  SF_CHECK(e.kind == Arg::Kind::Value, "{}: argument {} is not a value", op_name(), s.arg);
+  return e.value;
+}
+
+namespace {
+
+// contiguous() and reshape() alias their input only when no copy is needed; the
+// schema says `Tensor(a)` either way.
+bool returns_view_when_possible_only(const Node& n) {
+  const auto& s = n.schema();
+  return s.ns == "aten" && (s.name == "contiguous" || s.name == "reshape");
+}
+
+bool maybe_alias_is_view(const Node& n) {
+  Tensor in = n.arg(0).value->type().meta();
+  if (n.schema().name == "contiguous") return in.is_contiguous();
+  try {
+    kernels::view(in, meta_value(n.arg(1)).to_int_list());
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+// One entry per output: {written slot, plain alias slot}. Computed from the
+// schema's alias annotations; functional nodes append their uncovered writes.
+static void classify_outputs(const Node& n, std::vector<std::optional<WriteSlot>>* slots,
+                             std::vector<std::optional<WriteSlot>>* aliases) {
+  const auto& schema = n.schema();
+  auto writes = n.writes();
+  auto written = [&](WriteSlot s) { return std::find(writes.begin(), writes.end(), s) != writes.end(); };
+  std::vector<WriteSlot> covered;
+  size_t out = 0;
+  const bool wait = schema.ns == "c10d" && schema.name == "wait_tensor";
+  for (size_t r = 0; r < schema.returns.size() && out < n.outputs().size(); ++r) {
+    auto j = schema.aliased_input_of_return(r);
+    if (wait) j = 0;
+    if (j && returns_view_when_possible_only(n) && !maybe_alias_is_view(n)) j.reset();
+    size_t count = 1;
+    if (is_list_type(schema.returns[r].type)) {
+      count = j && n.arg(*j).kind == Arg::Kind::List ? n.arg(*j).elems.size()
+                                                     : n.outputs().size() - out;
+      if (!n.functional() && !j) count = n.outputs().size() - out;
+    }
+    for (size_t e = 0; e < count && out < n.outputs().size(); ++e, ++out) {
+      std::optional<WriteSlot> s;
+      if (j) s = WriteSlot{*j, is_list_type(schema.returns[r].type) ? int64_t(e) : -1};
+      if (s && written(*s)) {
+        slots->push_back(s);
+        aliases->push_back(std::nullopt);
+        covered.push_back(*s);
+      } else {
+        slots->push_back(std::nullopt);
+        aliases->push_back(s);
+      }
+    }
+  }
+  if (!n.functional()) return;
+  for (const auto& w : writes)
+    if (std::find(covered.begin(), covered.end(), w) == covered.end() && out < n.outputs().size()) {
+      slots->push_back(w);
+      aliases->push_back(std::nullopt);
+      ++out;
+    }
+}
+
+std::vector<std::optional<WriteSlot>> Node::output_slots() const {
+  std::vector<std::optional<WriteSlot>> slots, aliases;
+  classify_outputs(*this, &slots, &aliases);
+  return slots;
+}
+
+std::vector<Value*> Node::output_aliases() const {
+  std::vector<std::optional<WriteSlot>> slots, aliases;
+  classify_outputs(*this, &slots, &aliases);
+  std::vector<Value*> out;
+  for (const auto& a : aliases) out.push_back(a ? value_at(*a) : nullptr);
+  return out;
+}
+
+bool Node::has_effects() const {
+  const auto& s = schema();
+  return s.ns != "aten";
+}
+
+// --- graph ---------------------------------------------------------------------
+
+Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
+  auto v = std::make_unique<Value>();
+  v->id_ = int(values_.size());
+  v->kind_ = kind;
+  v->type_ = std::move(type);
+  // Results nobody named get a fresh `%_N`; a name the program gives later wins
+  // over such a generated one, which moves aside.
+  bool generated = name.empty();
+  if (generated) name = fresh_name("_");
+  if (auto it = by_name_.find(name); it != by_name_.end()) {
+    SF_CHECK(it->second->generated_name_, "value %{} is already defined", name);
+    Value* other = it->second;
+    by_name_.erase(it);
+    other->name_ = fresh_name("_");
+    by_name_[other->name_] = other;
+  }
+  v->name_ = name;
+  v->generated_name_ = generated;
+  by_name_[name] = v.get();
+  values_.push_back(std::move(v));
+  return values_.back().get();
+}
+
+std::string Graph::fresh_name(std::string_view hint) {
+  std::string h(hint.empty() ? "t" : hint);
+  for (;;) {
+    std::string n = fmt::format("{}{}", h, next_fresh_++);
+    if (!by_name_.count(n)) return n;
+  }
+}
+
+Value* Graph::find_value(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+Value* Graph::add_input(std::string name, TensorType type) {
+  if (type.strides.empty()) type.strides = contiguous_strides(type.sizes);
+  Value* v = new_value(std::move(name), std::move(type));
+  inputs_.push_back(v);
+  return v;
+}
+
+Value* Graph::add_scalar_input(std::string name, ValueKind kind) {
+  Value* v = new_value(std::move(name), TensorType{}, kind);
+  inputs_.push_back(v);
+  return v;
+}
+
+Node* Graph::append_call(std::string_view op_name, CallArgs call, SourceLoc loc, bool functional,
+                         std::vector<std::string> out_names) {
+  // Factories (ops without a tensor argument) take their dtype positionally too:
+  // `aten::zeros([4], f32)` is `aten::zeros([4], dtype=f32)`.
+  if (!call.positional.empty() && call.positional.back().kind == Arg::Kind::Const &&
+      call.positional.back().constant.is_dtype() && is_factory(op_name)) {
+    call.keywords.emplace_back("dtype", call.positional.back());
+    call.positional.pop_back();
+  }
+  std::vector<IValue> positional;
+  for (const auto& a : call.positional) positional.push_back(meta_value(a));
+  Kwargs kwargs;
+  for (const auto& [k, a] : call.keywords) {
+    SF_CHECK(!kwargs.count(k), "{}: keyword argument '{}' is given twice", op_name, k);
+    kwargs[k] = meta_value(a);
+  }
+  auto [op, bound] = Dispatcher::instance().resolve(op_name, positional, kwargs);
+  const auto& schema = op->schema();
+
+  // Keep the written form of each given argument (values, expressions); constants
+  // take their bound (converted) value so that the stored graph is canonical.
+  std::vector<const Arg*> given(schema.arguments.size(), nullptr);
+  for (size_t i = 0; i < call.positional.size() && i < given.size(); ++i) given[i] = &call.positional[i];
+  for (const auto& [k, a] : call.keywords) given[*schema.argument_index(k)] = &a;
+  std::vector<Arg> args;
+  Node* n = make_node(*op, {}, functional, loc);
+  for (size_t i = 0; i < schema.arguments.size(); ++i) {
+    const Arg* g = given[i];
+    if (g && (g->has_values() || (g->kind == Arg::Kind::Expr && bound[i].is_int()) ||
+              (g->kind == Arg::Kind::List && bound[i].is_list() &&
+               std::any_of(g->elems.begin(), g->elems.end(),
+                           [](const Arg& e) { return e.kind == Arg::Kind::Expr; })))) {
+      n->args_.push_back(*g);
+    } else {
+      n->args_.push_back(Arg(bound[i]));
+    }
+    n->given_.push_back(g != nullptr);
+  }
+  if (functional)
+    SF_CHECK(!n->writes().empty(), "functional {}: the op writes none of its arguments",
+             op->full_name());
+  infer_outputs(n, std::move(out_names));
+  append(n);
+  return n;
+}
+
+Node* Graph::make_node(Operator& op, std::vector<Arg> bound, bool functional, SourceLoc loc) {
+  auto n = std::make_unique<Node>();
+  n->op_ = &op;
+  n->given_.assign(bound.size(), true);
+  n->args_ = std::move(bound);
+  n->functional_ = functional;
+  n->loc_ = loc;
+  owned_.push_back(std::move(n));
+  Node* raw = owned_.back().get();
+  if (!raw->args_.empty()) infer_outputs(raw, {});
+  return raw;
+}
+
+std::vector<Tensor> flatten_results(const std::vector<IValue>& results) {
+  std::vector<Tensor> out;
+  for (const auto& r : results) {
+    if (r.is_tensor()) out.push_back(r.to_tensor());
+    else if (r.is_list())
+      for (const auto& e : r.to_list()) out.push_back(e.to_tensor());
+  }
+  return out;
+}
+
+void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
+  auto args = meta_args(n->args_);
+  std::vector<WriteSlot> writes;
+  if (n->functional_) {
+    // The functional form runs on contiguous copies of what the op writes.
+    writes = n->writes();
+    for (const auto& w : writes) {
+      IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
+      const Tensor& t = slot.to_tensor();
+      slot = IValue(Tensor::meta(t.sizes(), t.dtype()));
+    }
+  }
+  OpContext ctx(DispatchKey::Meta);
+  std::vector<IValue> results;
+  try {
+    results = n->op_->call(ctx, args);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    std::string name = n->op_->full_name();
+    std::string qual = n->schema().qualified_name();
+    if (msg.rfind(qual, 0) != 0) msg = name + ": " + msg;
+    throw Error(msg);
+  }
+  std::vector<Tensor> outs = flatten_results(results);
+  n->outputs_.clear();
+  // Provisional outputs so that classify_outputs can count them.
+  size_t n_returns = outs.size();
+  std::vector<TensorType> types;
+  for (const auto& t : outs) types.push_back(TensorType::of(t));
+  if (n->functional_) {
+    std::vector<Value*> tmp(n_returns, nullptr);
+    n->outputs_ = tmp;
+    auto slots = n->output_slots();
+    std::vector<WriteSlot> covered;
+    for (const auto& s : slots) if (s) covered.push_back(*s);
+    n->outputs_.clear();
+    for (const auto& w : writes)
+      if (std::find(covered.begin(), covered.end(), w) == covered.end()) {
+        const IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
+        types.push_back(TensorType::of(slot.to_tensor()));
+      }
+  }
+  if (!out_names.empty())
+    SF_CHECK(out_names.size() == types.size(), "{} returns {} tensor{}, but {} name{} given",
+             n->op_->full_name(), types.size(), types.size() == 1 ? "" : "s", out_names.size(),
+             out_names.size() == 1 ? " is" : "s are");
+  for (size_t i = 0; i < types.size(); ++i) {
+    Value* v = new_value(out_names.empty() ? std::string() : out_names[i], types[i]);
+    v->producer_ = n;
+    v->output_index_ = int(i);
+    n->outputs_.push_back(v);
+  }
+}
+
+void Graph::append(Node* n) { order_.push_back(n); }
+
+void Graph::insert_before(Node* before, Node* n) {
+  auto it = before ? std::find(order_.begin(), order_.end(), before) : order_.end();
+  order_.insert(it, n);
+}
+
+void Graph::set_order(std::vector<Node*> order) { order_ = std::move(order); }
+
+void Graph::remove(Node* n) { order_.erase(std::remove(order_.begin(), order_.end(), n), order_.end()); }
+
+void Graph::replace_uses(Value* from, Value* to, size_t from_pos) {
+  for (size_t i = from_pos; i < order_.size(); ++i)
+    for (auto& a : order_[i]->args_)
+      a.for_each_value_mut([&](Value*& v) {
+        if (v == from) v = to;
+      });
+  for (auto& o : outputs_)
+    if (o == from) o = to;
+}
+
+IValue Graph::materialize(const Arg& a, std::span<const IValue> env) const {
+  switch (a.kind) {
+    case Arg::Kind::Const:
+    case Arg::Kind::Expr: return a.constant;
+    case Arg::Kind::Value: return env[size_t(a.value->id())];
+    case Arg::Kind::List: {
+      IValueList l;
+      l.reserve(a.elems.size());
+      for (const auto& e : a.elems) l.push_back(materialize(e, env));
+      return IValue(std::move(l));
+    }
+  }
+  return {};
+}
+
+std::vector<IValue> Graph::materialize_args(const Node& n, std::span<const IValue> env) const {
+  std::vector<IValue> out;
+  out.reserve(n.args_.size());
+  for (const auto& a : n.args_) out.push_back(materialize(a, env));
+  return out;
+}
+
+std::unique_ptr<Graph> Graph::clone() const {
+  auto g = std::make_unique<Graph>(name_, rank_, world_);
+  g->file_ = file_;
+  g->output_types_ = output_types_;
+  g->next_fresh_ = next_fresh_;
+  std::vector<Value*> map(values_.size(), nullptr);
+  for (Value* in : inputs_)
+    map[size_t(in->id())] = in->is_tensor() ? g->add_input(in->name(), in->type())
+                                            : g->add_scalar_input(in->name(), in->kind());
+  auto remap = [&](Arg a) {
+    a.for_each_value_mut([&](Value*& v) { v = map[size_t(v->id())]; });
+    return a;
+  };
+  for (const Node* n : order_) {
+    auto c = std::make_unique<Node>();
+    c->op_ = n->op_;
+    c->given_ = n->given_;
+    c->functional_ = n->functional_;
+    c->loc_ = n->loc_;
+    for (const auto& a : n->args_) c->args_.push_back(remap(a));
+    for (Value* o : n->outputs_) {
+      Value* v = g->new_value(o->name(), o->type(), o->kind());
+      v->producer_ = c.get();
+      v->output_index_ = o->output_index_;
+      c->outputs_.push_back(v);
+      map[size_t(o->id())] = v;
+    }
+    g->order_.push_back(c.get());
+    g->owned_.push_back(std::move(c));
+  }
+  for (Value* o : outputs_) g->outputs_.push_back(map[size_t(o->id())]);
+  return g;
+}
+
+}  // namespace symmflow::ir

@@ -1,0 +1,247 @@
+// Graph, Node, Value: symmflow's IR. A Graph is one SPMD program specialized for
+// one (rank, world): inputs, nodes in program order, returned values. Every node
+// is bound to one registered overload; its arguments are stored bound — one Arg
+// per schema argument, in schema order, defaults filled — so a pass reads
+// argument i as schema argument i. Types (dtype, sizes, strides, storage offset)
+// come from the op's Meta kernel when the node is built, so an ill-typed program
+// cannot be built at all.
+//
+//   Graph g("f", /*rank=*/0, /*world=*/2);
+//   Value* x = g.add_input("x", TensorType{DType::f32, {4}});
+//   Node* n = g.append_call("aten::add", {Arg(x), Arg(IValue(1.0))});   // add.Scalar
+//   g.set_outputs({n->output(0)});
+//
+// Mutation is what the schema says (plus the op's mutation resolver), exactly as
+// in eager: a node that writes `%y` changes what every later use of `%y` (and of
+// every view of its storage) sees. `functional` nodes (see docs/ir.md) write
+// nothing: they run on copies of their written arguments and return the new values.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "symmflow/core/ivalue.h"
+#include "symmflow/ir/int_expr.h"
+#include "symmflow/library/operator.h"
+
+namespace symmflow::ir {
+
+class Node;
+class Graph;
+
+// Where a node or value came from in a .sf file (or a traced program).
+struct SourceLoc {
+  int line = 0;
+  int col = 0;
+};
+
+struct TensorType {
+  DType dtype = DType::f32;
+  Shape sizes;
+  Shape strides;  // empty: contiguous
+  int64_t offset = 0;
+  static TensorType of(const Tensor& t);
+  // "f32[4, 8]"; with_layout adds " strides [1, 4] offset 2" when not contiguous at 0.
+  std::string str(bool with_layout = false) const;
+  bool is_contiguous_at_zero() const;
+  int64_t numel() const;
+  Tensor meta() const;  // a meta tensor of this type
+  bool operator==(const TensorType& o) const;
+};
+
+enum class ValueKind : uint8_t { Tensor, Int, Float, Bool };
+
+class Value {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return name_; }
+  ValueKind kind() const { return kind_; }
+  bool is_tensor() const { return kind_ == ValueKind::Tensor; }
+  const TensorType& type() const { return type_; }
+  void set_type(TensorType t) { type_ = std::move(t); }
+  std::string type_str() const;  // "f32[4]", "i64", "f64", "bool"
+  // The node that defines it (nullptr for a graph input) and which of its results.
+  Node* producer() const { return producer_; }
+  int output_index() const { return output_index_; }
+
+ private:
+  friend class Graph;
+  int id_ = 0;
+  std::string name_;
+  ValueKind kind_ = ValueKind::Tensor;
+  TensorType type_;
+  Node* producer_ = nullptr;
+  int output_index_ = -1;
+  bool generated_name_ = false;
+};
+
+// One argument: a value, a constant, an int expression over rank/world (its value
+// for this graph's rank is kept beside it), or a list of those.
+struct Arg {
+  enum class Kind : uint8_t { Const, Value, Expr, List };
+  Kind kind = Kind::Const;
+  IValue constant;  // Const; and Expr's value
+  Value* value = nullptr;
+  IntExpr::Ptr expr;
+  std::vector<Arg> elems;
+
+  Arg() = default;
+  explicit Arg(IValue c) : constant(std::move(c)) {}
+  explicit Arg(Value* v) : kind(Kind::Value), value(v) {}
+  static Arg of_expr(IntExpr::Ptr e, int64_t value);
+  static Arg list(std::vector<Arg> elems);
+
+  bool has_values() const;
+  // Calls f(Value*) for every value in the argument, in order.
+  template <class F>
+  void for_each_value(F&& f) const {
+    if (kind == Kind::Value) f(value);
+    for (const auto& e : elems) e.for_each_value(f);
+  }
+  template <class F>
+  void for_each_value_mut(F&& f) {
+    if (kind == Kind::Value) f(value);
+    for (auto& e : elems) e.for_each_value_mut(f);
+  }
+};
+
+// A tensor an op writes: argument index and list element (-1: the argument itself).
+struct WriteSlot {
+  size_t arg = 0;
+  int64_t elem = -1;
+  bool operator==(const WriteSlot&) const = default;
+};
+
+class Node {
+ public:
+  Operator& op() const { return *op_; }
+  const FunctionSchema& schema() const { return op_->schema(); }
+  std::string op_name() const { return op_->full_name(); }
+  std::vector<Arg>& args() { return args_; }
+  const std::vector<Arg>& args() const { return args_; }
+  const Arg& arg(size_t i) const { return args_.at(i); }
+  // Whether argument i was written in the source (the printer omits the others,
+  // which hold their defaults).
+  bool arg_given(size_t i) const { return given_.at(i); }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  Value* output(size_t i) const { return outputs_.at(i); }
+  bool functional() const { return functional_; }
+  const SourceLoc& loc() const { return loc_; }
+  void set_loc(SourceLoc l) { loc_ = l; }
+
+  // The tensors this node writes when run as written (not functional): from the
+  // schema's alias annotations, or the op's mutation resolver; lists expanded to
+  // their elements.
+  std::vector<WriteSlot> writes() const;
+  // The Value at a write slot.
+  Value* value_at(const WriteSlot& s) const;
+  // For each output: the write slot it is the new value of (functional nodes and
+  // `Tensor(a!)` returns), or nullopt for a fresh result or a plain alias.
+  std::vector<std::optional<WriteSlot>> output_slots() const;
+  // For each output: the argument value it aliases without writing it (a view's
+  // input, a sent tensor), or nullptr.
+  std::vector<Value*> output_aliases() const;
+  // True for ops with effects beyond their results: collectives, P2P, waits, ops
+  // of unknown namespaces (plugins). dce and cse never touch them.
+  bool has_effects() const;
+
+ private:
+  friend class Graph;
+  Operator* op_ = nullptr;
+  std::vector<Arg> args_;
+  std::vector<bool> given_;
+  std::vector<Value*> outputs_;
+  bool functional_ = false;
+  SourceLoc loc_;
+};
+
+// Arguments as written at a call site, before binding.
+struct CallArgs {
+  std::vector<Arg> positional;
+  std::vector<std::pair<std::string, Arg>> keywords;
+};
+
+class Graph {
+ public:
+  Graph(std::string name, int rank, int world) : name_(std::move(name)), rank_(rank), world_(world) {}
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  const std::string& name() const { return name_; }
+  int rank() const { return rank_; }
+  int world() const { return world_; }
+  // The file the graph was parsed from (for `file:line:col` in messages).
+  const std::string& file() const { return file_; }
+  void set_file(std::string f) { file_ = std::move(f); }
+
+  Value* add_input(std::string name, TensorType type);
+  Value* add_scalar_input(std::string name, ValueKind kind);
+  const std::vector<Value*>& inputs() const { return inputs_; }
+  const std::vector<Value*>& outputs() const { return outputs_; }
+  void set_outputs(std::vector<Value*> outs) { outputs_ = std::move(outs); }
+  // The declared result types (the signature); checked against outputs by verify().
+  const std::vector<TensorType>& output_types() const { return output_types_; }
+  void set_output_types(std::vector<TensorType> t) { output_types_ = std::move(t); }
+
+  // Nodes in program order. Passes rebuild the order with set_order or insert.
+  const std::vector<Node*>& nodes() const { return order_; }
+  size_t size() const { return order_.size(); }
+
+  // Resolves the overload (PyTorch's rules: exact kinds win), binds the arguments,
+  // infers result types with the Meta kernel and appends the node. `out_names`
+  // names its results (fresh names when empty). Errors name the op.
+  Node* append_call(std::string_view op, CallArgs args, SourceLoc loc = {},
+                    bool functional = false, std::vector<std::string> out_names = {});
+  // Builds a node from already bound arguments (passes), without appending it.
+  Node* make_node(Operator& op, std::vector<Arg> bound, bool functional, SourceLoc loc = {});
+  void append(Node* n);
+  // Inserts n before `before` in program order (at the end when before is null).
+  void insert_before(Node* before, Node* n);
+  void set_order(std::vector<Node*> order);
+  // Removes n from program order (it stays owned by the graph until cleanup()).
+  void remove(Node* n);
+
+  // Replaces every use of `from` by `to` in nodes at or after `from_pos` (an index
+  // in program order; 0 = everywhere) and in the outputs.
+  void replace_uses(Value* from, Value* to, size_t from_pos = 0);
+  // Renames a value that no other value uses the name of (fresh_name does that).
+  std::string fresh_name(std::string_view hint);
+  Value* find_value(std::string_view name) const;
+  size_t num_values() const { return values_.size(); }
+  Value* value(size_t id) const { return values_.at(id).get(); }
+
+  // Evaluates an argument to the IValue a kernel gets, reading values from env
+  // (indexed by Value::id).
+  IValue materialize(const Arg& a, std::span<const IValue> env) const;
+  std::vector<IValue> materialize_args(const Node& n, std::span<const IValue> env) const;
+
+  // A graph equal to this one (same names, nodes, types); for tests and passes
+  // that need to keep the original.
+  std::unique_ptr<Graph> clone() const;
+
+ private:
+  Value* new_value(std::string name, TensorType type, ValueKind kind = ValueKind::Tensor);
+  void infer_outputs(Node* n, std::vector<std::string> out_names);
+
+  std::string name_;
+  std::string file_;
+  int rank_, world_;
+  std::vector<std::unique_ptr<Value>> values_;
+  std::vector<std::unique_ptr<Node>> owned_;
+  std::vector<Node*> order_;
+  std::vector<Value*> inputs_, outputs_;
+  std::vector<TensorType> output_types_;
+  std::unordered_map<std::string, Value*> by_name_;
+  size_t next_fresh_ = 0;
+};
+
+// Flattens an op's results (Tensor or Tensor[] per return) into tensors.
+std::vector<Tensor> flatten_results(const std::vector<IValue>& results);
+
+}  // namespace symmflow::ir
