@@ -257,11 +257,29 @@ Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
 }
 
 std::string Graph::fresh_name(std::string_view hint) {
-  std::string h(hint.empty() ? "t" : hint);
+  if (hint.empty() || hint == "_") {
+    for (;;) {
+      std::string n = fmt::format("_{}", next_fresh_++);
+      if (!by_name_.count(n)) return n;
+    }
+  }
+  std::string h(hint);
+  int& k = next_version_[h];
   for (;;) {
-    std::string n = fmt::format("{}{}", h, next_fresh_++);
+    std::string n = fmt::format("{}.{}", h, ++k);
     if (!by_name_.count(n)) return n;
   }
+}
+
+void Graph::name_after(Value* v, const Value* like) {
+  if (!v->generated_name_) return;
+  std::string base = like->name();
+  if (auto dot = base.find('.'); dot != std::string::npos) base.resize(dot);
+  if (!base.empty() && base[0] == '_') return;  // versions of unnamed values stay unnamed
+  by_name_.erase(v->name_);
+  v->name_ = fresh_name(base);
+  v->generated_name_ = false;
+  by_name_[v->name_] = v;
 }
 
 Value* Graph::find_value(std::string_view name) const {
@@ -378,6 +396,7 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
   n->outputs_.clear();
   // Provisional outputs so that classify_outputs can count them.
   size_t n_returns = outs.size();
+  n->num_returns_ = n_returns;
   std::vector<TensorType> types;
   for (const auto& t : outs) types.push_back(TensorType::of(t));
   if (n->functional_) {
@@ -404,6 +423,16 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
     n->outputs_.push_back(v);
   }
 }
+
+std::vector<Value*> Graph::make_in_place(Node* n) {
+  SF_CHECK(n->functional_, "make_in_place: {} is not functional", n->op_name());
+  std::vector<Value*> dropped(n->outputs_.begin() + long(n->num_returns_), n->outputs_.end());
+  n->outputs_.resize(n->num_returns_);
+  n->functional_ = false;
+  return dropped;
+}
+
+void Graph::set_op(Node* n, Operator& op) { n->op_ = &op; }
 
 void Graph::append(Node* n) { order_.push_back(n); }
 
@@ -466,7 +495,9 @@ std::unique_ptr<Graph> Graph::clone() const {
     c->op_ = n->op_;
     c->given_ = n->given_;
     c->functional_ = n->functional_;
+    c->num_returns_ = n->num_returns_;
     c->loc_ = n->loc_;
+    c->note_ = n->note_;
     for (const auto& a : n->args_) c->args_.push_back(remap(a));
     for (Value* o : n->outputs_) {
       Value* v = g->new_value(o->name(), o->type(), o->kind());

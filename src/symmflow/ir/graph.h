@@ -150,6 +150,10 @@ class Node {
   // True for ops with effects beyond their results: collectives, P2P, waits, ops
   // of unknown namespaces (plugins). dce and cse never touch them.
   bool has_effects() const;
+  // Why a pass created this node ("copy: %y is read after the write"), for
+  // --explain and the copy counters; empty for the program's own nodes.
+  const std::string& note() const { return note_; }
+  void set_note(std::string s) { note_ = std::move(s); }
 
  private:
   friend class Graph;
@@ -158,7 +162,9 @@ class Node {
   std::vector<bool> given_;
   std::vector<Value*> outputs_;
   bool functional_ = false;
+  size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
   SourceLoc loc_;
+  std::string note_;
 };
 
 // Arguments as written at a call site, before binding.
@@ -200,6 +206,12 @@ class Graph {
                     bool functional = false, std::vector<std::string> out_names = {});
   // Builds a node from already bound arguments (passes), without appending it.
   Node* make_node(Operator& op, std::vector<Arg> bound, bool functional, SourceLoc loc = {});
+  // Runs a functional node as its op in place. Its results that were the new
+  // values of written tensors no return carries are dropped and returned, so the
+  // caller can replace their uses by the written tensors themselves.
+  std::vector<Value*> make_in_place(Node* n);
+  // Swaps the op of n for one with the same arguments (aten::add -> aten::add_).
+  void set_op(Node* n, Operator& op);
   void append(Node* n);
   // Inserts n before `before` in program order (at the end when before is null).
   void insert_before(Node* before, Node* n);
@@ -210,8 +222,11 @@ class Graph {
   // Replaces every use of `from` by `to` in nodes at or after `from_pos` (an index
   // in program order; 0 = everywhere) and in the outputs.
   void replace_uses(Value* from, Value* to, size_t from_pos = 0);
-  // Renames a value that no other value uses the name of (fresh_name does that).
+  // An unused name: `_N` for the hint "_", else `hint.N` (`%y.1`, `%y.2`: the
+  // versions of %y that passes create).
   std::string fresh_name(std::string_view hint);
+  // Gives v (a result nobody named) the next version name of `like`: %y -> %y.1.
+  void name_after(Value* v, const Value* like);
   Value* find_value(std::string_view name) const;
   size_t num_values() const { return values_.size(); }
   Value* value(size_t id) const { return values_.at(id).get(); }
@@ -239,6 +254,7 @@ class Graph {
   std::vector<TensorType> output_types_;
   std::unordered_map<std::string, Value*> by_name_;
   size_t next_fresh_ = 0;
+  std::unordered_map<std::string, int> next_version_;
 };
 
 // Flattens an op's results (Tensor or Tensor[] per return) into tensors.

@@ -1,5 +1,6 @@
 // aten:: views, reductions, softmax, matmul, factories, cat/stack with PyTorch's
 // schemas. Views return `Tensor(a)`: the result aliases self's storage.
+#include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/matmul.h"
 #include "symmflow/kernels/reduce.h"
@@ -45,6 +46,19 @@ void register_views(Library& m) {
   impl_both(m, "squeeze.dim", [](OpContext&, Args a) -> Results { return {k::squeeze(tensor_arg(a, 0), a[1].to_int())}; });
   impl_both(m, "flatten.using_ints", [](OpContext&, Args a) -> Results { return {k::flatten(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())}; });
   impl_both(m, "alias", [](OpContext&, Args a) -> Results { return {k::alias(tensor_arg(a, 0))}; });
+  // The write-back of a mutation through a view (functionalization): a copy of
+  // self with src written where self.as_strided(size, stride, storage_offset) looks.
+  m.def("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor");
+  impl_both(m, "as_strided_scatter", [](OpContext&, Args a) -> Results {
+    const Tensor& self = tensor_arg(a, 0);
+    const Tensor& src = tensor_arg(a, 1);
+    SF_CHECK(src.sizes() == int_list_arg(a, 2),
+             "aten::as_strided_scatter: expected src of size [{}], got {}",
+             fmt::join(int_list_arg(a, 2), ", "), src.type_string());
+    Tensor out = k::clone(self);
+    k::copy_(k::as_strided(out, int_list_arg(a, 2), int_list_arg(a, 3), opt_int_arg(a, 4)), src);
+    return {out};
+  });
   impl_both(m, "as_strided", [](OpContext&, Args a) -> Results {
     return {k::as_strided(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2), opt_int_arg(a, 3))};
   });

@@ -14,5 +14,9 @@ void add_ops_command(CLI::App& app);
 void add_launch_command(CLI::App& app);
 // `symmflow bench collectives [--nproc N] [--sizes S] [--json F] [--plot F.svg] ...`
 void add_bench_command(CLI::App& app);
+// `symmflow run FILE.sf [--nproc N] [--check] [--mode eager|compiled|both] ...`
+void add_run_command(CLI::App& app);
+// `symmflow compile FILE.sf --world N [--rank R] [--dump-ir DIR|-] [--explain] [--dot F]`
+void add_compile_command(CLI::App& app);
 
 }  // namespace symmflow::tools

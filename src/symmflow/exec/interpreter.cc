@@ -1,0 +1,78 @@
+#include "symmflow/exec/interpreter.h"
+
+#include <unordered_map>
+
+#include "symmflow/ir/alias.h"
+#include "symmflow/kernels/copy.h"
+#include "symmflow/runtime/world.h"
+
+namespace symmflow::exec {
+
+void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc) {
+  std::vector<IValue> args = g.materialize_args(n, env);
+  if (n.functional()) {
+    // The functional form leaves its inputs alone: it writes fresh copies.
+    for (const auto& w : n.writes()) {
+      IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
+      slot = IValue(kernels::clone(slot.to_tensor()));
+    }
+  }
+  OpContext ctx(DispatchKey::CPU);
+  std::vector<IValue> results;
+  if (alloc) {
+    AllocatorGuard guard(*alloc);
+    results = n.op().call(ctx, args);
+  } else {
+    results = n.op().call(ctx, args);
+  }
+  std::vector<Tensor> outs = ir::flatten_results(results);
+  if (n.functional()) {
+    // Written tensors that no return carries come after the returns.
+    auto slots = n.output_slots();
+    for (size_t i = outs.size(); i < n.outputs().size(); ++i) {
+      const IValue& a = args[slots[i]->arg];
+      outs.push_back(slots[i]->elem < 0 ? a.to_tensor() : a.to_list()[size_t(slots[i]->elem)].to_tensor());
+    }
+  }
+  SF_CHECK(outs.size() == n.outputs().size(), "{}: the kernel returned {} tensors, the graph expects {}",
+           n.op_name(), outs.size(), n.outputs().size());
+  for (size_t i = 0; i < outs.size(); ++i) env[size_t(n.output(i)->id())] = IValue(outs[i]);
+}
+
+SymmetricNeeds symmetric_needs(const ir::Graph& g) {
+  auto roots = ir::storage_roots(g);
+  std::vector<bool> marked(g.num_values(), false);
+  for (const ir::Node* n : g.nodes()) {
+    const auto& schema = n->schema();
+    for (const auto& name : n->op().symm_mem_args()) {
+      auto i = schema.argument_index(name);
+      if (!i) continue;
+      n->arg(*i).for_each_value([&](ir::Value* v) {
+        if (ir::Value* r = roots[size_t(v->id())]) marked[size_t(r->id())] = true;
+      });
+    }
+  }
+  SymmetricNeeds needs;
+  for (const ir::Value* in : g.inputs()) needs.input.push_back(marked[size_t(in->id())]);
+  for (const ir::Node* n : g.nodes()) {
+    bool any = false;
+    for (const ir::Value* o : n->outputs()) any |= marked[size_t(o->id())] && roots[size_t(o->id())] == o;
+    needs.node.push_back(any);
+  }
+  return needs;
+}
+
+std::vector<Tensor> run_eager(const ir::Graph& g, std::span<const IValue> inputs) {
+  SF_CHECK(inputs.size() == g.inputs().size(), "graph @{} takes {} inputs, got {}", g.name(),
+           g.inputs().size(), inputs.size());
+  std::vector<IValue> env(g.num_values());
+  for (size_t i = 0; i < inputs.size(); ++i) env[size_t(g.inputs()[i]->id())] = inputs[i];
+  auto needs = symmetric_needs(g);
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    run_node(g, *g.nodes()[i], env, needs.node[i] ? &dist::world().heap().allocator() : nullptr);
+  std::vector<Tensor> outs;
+  for (const ir::Value* v : g.outputs()) outs.push_back(env[size_t(v->id())].to_tensor());
+  return outs;
+}
+
+}  // namespace symmflow::exec

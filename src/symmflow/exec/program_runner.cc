@@ -1,0 +1,209 @@
+#include "symmflow/exec/program_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+#include "symmflow/exec/input_fill.h"
+#include "symmflow/exec/interpreter.h"
+#include "symmflow/exec/npy.h"
+#include "symmflow/ir/parser.h"
+#include "symmflow/kernels/copy.h"
+#include "symmflow/passes/pipeline.h"
+#include "symmflow/runtime/copy_stats.h"
+#include "symmflow/runtime/symm.h"
+#include "symmflow/runtime/world.h"
+
+namespace symmflow::exec {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Counts the bytes an eager run holds at once (its peak), for --json.
+class PeakTracker : public Allocator {
+ public:
+  explicit PeakTracker(Allocator& base) : base_(base) {}
+  std::shared_ptr<Storage> allocate(size_t nbytes) override {
+    auto s = base_.allocate(nbytes);
+    live_ += int64_t(nbytes);
+    peak_ = std::max(peak_, live_);
+    void* data = s->data();
+    return std::make_shared<Storage>(data, nbytes, [this, s, nbytes](void*) { live_ -= int64_t(nbytes); });
+  }
+  int64_t peak() const { return peak_; }
+
+ private:
+  Allocator& base_;
+  int64_t live_ = 0, peak_ = 0;
+};
+
+DType scalar_dtype(ir::ValueKind k) {
+  return k == ir::ValueKind::Int ? DType::i64 : k == ir::ValueKind::Float ? DType::f64 : DType::boolean;
+}
+
+std::vector<IValue> make_inputs(const ir::Graph& g, const RunRequest& req, int rank,
+                                const std::vector<bool>& symmetric) {
+  std::vector<IValue> out;
+  for (size_t k = 0; k < g.inputs().size(); ++k) {
+    const ir::Value* v = g.inputs()[k];
+    if (!v->is_tensor()) {
+      out.push_back(scalar_input(scalar_dtype(v->kind()), req.seed, int(k), rank));
+      continue;
+    }
+    std::optional<symm::Scope> scope;
+    if (symmetric[k]) scope.emplace();  // an op needs it symmetric, as eager code would allocate it
+    const auto& type = v->type();
+    std::string path;
+    if (!req.inputs_dir.empty()) {
+      for (const auto& name : {fmt::format("{}.rank{}.npy", v->name(), rank), v->name() + ".npy"})
+        if (fs::exists(fs::path(req.inputs_dir) / name)) {
+          path = (fs::path(req.inputs_dir) / name).string();
+          break;
+        }
+    }
+    Tensor t;
+    if (!path.empty()) {
+      try {
+        t = read_npy(path, type.dtype);
+      } catch (const Error& e) {
+        throw ir::ParseError(fmt::format("input %{}: {}", v->name(), e.what()));
+      }
+      if (t.sizes() != type.sizes)
+        throw ir::ParseError(fmt::format("input %{}: {} holds {} but the signature says {}", v->name(), path,
+                                         t.type_string(), type.str()));
+      if (symmetric[k] && !t.is_symmetric()) {
+        Tensor s = Tensor::empty(type.sizes, type.dtype);
+        kernels::copy_(s, t);
+        t = s;
+      }
+    } else {
+      t = Tensor::empty(type.sizes, type.dtype);
+      fill_input(t, req.seed, int(k), rank);
+    }
+    out.emplace_back(t);
+  }
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class F>
+std::vector<Tensor> timed(int iters, double* median_s, F&& run) {
+  std::vector<double> t;
+  std::vector<Tensor> outs;
+  for (int i = 0; i < std::max(1, iters); ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    outs = run();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  *median_s = median(t);
+  return outs;
+}
+
+std::string element_text(const Tensor& c, int64_t i) {
+  const char* p = static_cast<const char*>(c.data_ptr()) + i * int64_t(c.itemsize());
+  switch (c.dtype()) {
+    case DType::f32: { float x; std::memcpy(&x, p, 4); return fmt::format("{}", x); }
+    case DType::f64: { double x; std::memcpy(&x, p, 8); return fmt::format("{}", x); }
+    case DType::bf16: { BFloat16 x; std::memcpy(&x, p, 2); return fmt::format("{}", float(x)); }
+    case DType::f16: { Half x; std::memcpy(&x, p, 2); return fmt::format("{}", float(x)); }
+    case DType::i32: { int32_t x; std::memcpy(&x, p, 4); return fmt::format("{}", x); }
+    case DType::i64: { int64_t x; std::memcpy(&x, p, 8); return fmt::format("{}", x); }
+    case DType::boolean: return *p ? "true" : "false";
+  }
+  return "?";
+}
+
+void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector<IValue>& inputs,
+          const std::string& dir, int rank) {
+  fs::create_directories(dir);
+  for (size_t i = 0; i < outs.size(); ++i)
+    write_npy((fs::path(dir) / fmt::format("out{}.rank{}.npy", i, rank)).string(), outs[i]);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (inputs[k].is_tensor())
+      write_npy((fs::path(dir) / fmt::format("{}.rank{}.npy", g.inputs()[k]->name(), rank)).string(),
+                inputs[k].to_tensor());
+}
+
+}  // namespace
+
+std::string first_bitwise_difference(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes())
+    return fmt::format("types differ: eager {}, compiled {}", a.type_string(), b.type_string());
+  Tensor ca = kernels::clone(a), cb = kernels::clone(b);
+  const size_t item = a.itemsize();
+  const char* pa = static_cast<const char*>(ca.data_ptr());
+  const char* pb = static_cast<const char*>(cb.data_ptr());
+  for (int64_t i = 0; i < a.numel(); ++i)
+    if (std::memcmp(pa + i * int64_t(item), pb + i * int64_t(item), item) != 0)
+      return fmt::format("index {}: eager {}, compiled {}", i, element_text(ca, i), element_text(cb, i));
+  return "";
+}
+
+RankReport run_on_this_rank(const RunRequest& req) {
+  auto& world = dist::world();
+  RankReport rep;
+  rep.rank = world.rank();
+  auto g = ir::parse_graph_file(req.file, world.rank(), world.size());
+  auto needs = symmetric_needs(*g);
+  const bool eager = req.mode != RunMode::compiled;
+  const bool compiled = req.mode != RunMode::eager;
+
+  std::vector<IValue> eager_in, compiled_in;
+  std::vector<Tensor> eager_out, compiled_out;
+  if (eager) {
+    eager_in = make_inputs(*g, req, rep.rank, needs.input);
+    PeakTracker peak(current_allocator());
+    AllocatorGuard guard(peak);
+    eager_out = timed(req.iters, &rep.eager_s, [&] { return run_eager(*g, eager_in); });
+    rep.eager_peak_bytes = peak.peak();
+  }
+  std::unique_ptr<CompiledProgram> prog;
+  if (compiled) {
+    auto cg = g->clone();
+    passes::optimize(*cg, {.verify_each = true, .dump = req.dump});
+    prog = std::make_unique<CompiledProgram>(std::move(cg));
+    compiled_in = make_inputs(*g, req, rep.rank, needs.input);
+    auto before = dist::staged_copy_stats();
+    compiled_out = timed(req.iters, &rep.compiled_s, [&] { return prog->run(compiled_in); });
+    auto after = dist::staged_copy_stats();
+    rep.staged_copies = after.count - before.count;
+    rep.staged_copy_bytes = after.bytes - before.bytes;
+    rep.stats = prog->stats();
+  }
+  if (eager && compiled) {
+    rep.compared = true;
+    for (size_t i = 0; i < eager_out.size() && rep.match; ++i) {
+      ++rep.outputs_compared;
+      std::string d = first_bitwise_difference(eager_out[i], compiled_out[i]);
+      if (!d.empty()) {
+        rep.match = false;
+        rep.first_difference = fmt::format("rank {}: output {} (%{}) {}", rep.rank, i, g->outputs()[i]->name(), d);
+      }
+    }
+    for (size_t k = 0; k < eager_in.size() && rep.match; ++k) {
+      if (!eager_in[k].is_tensor()) continue;
+      ++rep.inputs_compared;
+      std::string d = first_bitwise_difference(eager_in[k].to_tensor(), compiled_in[k].to_tensor());
+      if (!d.empty()) {
+        rep.match = false;
+        rep.first_difference = fmt::format("rank {}: input %{} (its final contents) {}", rep.rank,
+                                           g->inputs()[k]->name(), d);
+      }
+    }
+  }
+  if (!req.save_dir.empty()) {
+    if (compiled) save(*g, compiled_out, compiled_in, req.save_dir, rep.rank);
+    else save(*g, eager_out, eager_in, req.save_dir, rep.rank);
+  }
+  return rep;
+}
+
+}  // namespace symmflow::exec

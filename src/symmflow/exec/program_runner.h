@@ -1,0 +1,51 @@
+// What `symmflow run FILE.sf` does on each rank: parse the program for this
+// rank, make its inputs (seeded fill or .npy files), run it eagerly and/or
+// compiled, compare the two bitwise, save outputs. The command line (tools/)
+// adds the launcher, the JSON report and the exit codes.
+//
+//   RunRequest req{.file = "ring.sf", .mode = RunMode::check};
+//   RankReport r = run_on_this_rank(req);     // after dist::init()
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "symmflow/exec/compiled_program.h"
+#include "symmflow/ir/graph.h"
+
+namespace symmflow::exec {
+
+enum class RunMode { eager, compiled, both, check };
+
+struct RunRequest {
+  std::string file;
+  RunMode mode = RunMode::compiled;
+  int iters = 1;
+  uint64_t seed = 0;
+  std::string inputs_dir;  // "" = seeded fill only
+  std::string save_dir;    // "" = save nothing
+  // Called with each pipeline step and the graph after it (--dump-ir).
+  std::function<void(std::string_view step, const ir::Graph& g)> dump;
+};
+
+struct RankReport {
+  int rank = 0;
+  bool compared = false;
+  bool match = true;
+  std::string first_difference;  // "output 0 (%out) at index 17: eager 1.5, compiled 1.25"
+  int outputs_compared = 0, inputs_compared = 0;
+  double eager_s = 0, compiled_s = 0;  // median per run
+  ProgramStats stats;
+  int64_t eager_peak_bytes = 0;
+  uint64_t staged_copies = 0, staged_copy_bytes = 0;  // runtime staging, compiled runs
+};
+
+// Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.
+RankReport run_on_this_rank(const RunRequest& req);
+
+// The first element where a and b differ bitwise, as text; "" when equal.
+// NaNs compare by their bits, and -0.0 differs from 0.0.
+std::string first_bitwise_difference(const Tensor& a, const Tensor& b);
+
+}  // namespace symmflow::exec

@@ -1,0 +1,22 @@
+// Which values share storage. A view's result, a `Tensor(a!)` return of an op run
+// in place, the tensors a P2P op hands back and c10d::wait_tensor's result all
+// share their input's storage; every other result is fresh. Works on imperative
+// and functional graphs alike (a functional node's written outputs are fresh).
+//
+//   auto root = storage_roots(g);
+//   bool same = root[a->id()] == root[b->id()];
+#pragma once
+#include <vector>
+
+#include "symmflow/ir/graph.h"
+
+namespace symmflow::ir {
+
+// Indexed by Value::id: the graph input or fresh result whose storage the value
+// uses (itself when it owns its storage). Values not reached are nullptr.
+std::vector<Value*> storage_roots(const Graph& g);
+
+// For each output of n: the input value it shares storage with, or nullptr.
+std::vector<Value*> output_storage_sources(const Node& n);
+
+}  // namespace symmflow::ir

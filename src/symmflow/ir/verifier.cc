@@ -1,0 +1,97 @@
+#include "symmflow/ir/verifier.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "symmflow/library/bind.h"
+#include "symmflow/library/dispatcher.h"
+
+namespace symmflow::ir {
+
+namespace {
+
+std::string where(const Graph& g, const Node& n) {
+  return fmt::format("{}:{}:{}: {}", g.file().empty() ? "<graph>" : g.file(), n.loc().line, n.loc().col,
+                     n.op_name());
+}
+
+}  // namespace
+
+void verify(const Graph& g, std::string_view after) {
+  auto fail_at = [&](const Node& n, const std::string& why) {
+    throw Error(fmt::format("verifier (after {}): {}: {}", after, where(g, n), why));
+  };
+  std::unordered_set<const Value*> defined(g.inputs().begin(), g.inputs().end());
+  std::unordered_set<const Node*> seen;
+  std::vector<IValue> env(g.num_values());
+  for (const Value* in : g.inputs())
+    if (in->is_tensor()) env[size_t(in->id())] = IValue(in->type().meta());
+    else env[size_t(in->id())] = in->kind() == ValueKind::Int ? IValue(int64_t(0))
+                                 : in->kind() == ValueKind::Float ? IValue(0.0) : IValue(false);
+
+  for (const Node* n : g.nodes()) {
+    if (!seen.insert(n).second) fail_at(*n, "the node appears twice in program order");
+    if (!n->op().is_defined()) fail_at(*n, "the op is not defined");
+    const auto& schema = n->schema();
+    if (n->args().size() != schema.arguments.size())
+      fail_at(*n, fmt::format("{} arguments bound, the schema has {}", n->args().size(), schema.arguments.size()));
+    for (const auto& a : n->args())
+      a.for_each_value([&](Value* v) {
+        if (!defined.count(v)) fail_at(*n, fmt::format("use of %{} before its definition", v->name()));
+      });
+    std::vector<IValue> args = g.materialize_args(*n, env);
+    for (size_t i = 0; i < args.size(); ++i) {
+      bool exact = false;
+      if (!value_matches(schema.arguments[i].type, args[i], &exact))
+        fail_at(*n, fmt::format("argument '{}' is {} but the schema says {}", schema.arguments[i].name,
+                                args[i].kind_name(), schema.arguments[i].type.to_string()));
+    }
+    if (n->functional() && n->writes().empty()) fail_at(*n, "functional, but the op writes nothing");
+    // Types: the Meta kernel again.
+    if (n->functional()) {
+      for (const auto& w : n->writes()) {
+        IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
+        const Tensor& t = slot.to_tensor();
+        slot = IValue(Tensor::meta(t.sizes(), t.dtype()));
+      }
+    }
+    OpContext ctx(DispatchKey::Meta);
+    std::vector<Tensor> outs;
+    try {
+      outs = flatten_results(n->op().call(ctx, args));
+    } catch (const Error& e) {
+      fail_at(*n, e.what());
+    }
+    if (outs.size() > n->outputs().size())
+      fail_at(*n, fmt::format("the op returns {} tensors, the node has {} results", outs.size(), n->outputs().size()));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      const Value* o = n->output(i);
+      const TensorType& t = o->type();
+      if (t.dtype != outs[i].dtype() || t.sizes != outs[i].sizes())
+        fail_at(*n, fmt::format("result %{} is recorded as {} but the op gives {}", o->name(), t.str(),
+                                TensorType::of(outs[i]).str()));
+      env[size_t(o->id())] = IValue(outs[i]);
+    }
+    for (size_t i = outs.size(); i < n->outputs().size(); ++i)
+      env[size_t(n->output(i)->id())] = IValue(n->output(i)->type().meta());
+    for (const Value* o : n->outputs()) {
+      if (o->producer() != n) fail_at(*n, fmt::format("result %{} names another producer", o->name()));
+      if (!defined.insert(o).second) fail_at(*n, fmt::format("%{} is defined twice", o->name()));
+    }
+  }
+  const auto& types = g.output_types();
+  if (types.size() != g.outputs().size())
+    throw Error(fmt::format("verifier (after {}): @{} returns {} values, its signature {}", after, g.name(),
+                            g.outputs().size(), types.size()));
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    const Value* v = g.outputs()[i];
+    if (!defined.count(v))
+      throw Error(fmt::format("verifier (after {}): return value {} (%{}) is not defined", after, i, v->name()));
+    if (v->type().dtype != types[i].dtype || v->type().sizes != types[i].sizes)
+      throw Error(fmt::format("verifier (after {}): return value {} (%{}) is {}, the signature says {}", after, i,
+                              v->name(), v->type().str(), types[i].str()));
+  }
+}
+
+}  // namespace symmflow::ir

@@ -1,0 +1,57 @@
+#include "symmflow/passes/cse.h"
+
+#include <unordered_map>
+
+#include "symmflow/ir/printer.h"
+#include "symmflow/passes/dce.h"
+
+namespace symmflow::passes {
+
+namespace {
+
+// A key that is equal exactly when two nodes compute the same thing: the overload
+// and every argument as printed (values by identity, constants by their exact
+// spelling, which round-trips doubles).
+std::string key_of(const ir::Node& n) {
+  std::string k = n.op_name();
+  for (const auto& a : n.args()) {
+    k += '\x1f';
+    if (a.kind == ir::Arg::Kind::Expr) k += ir::print_ivalue(a.constant);
+    else k += ir::print_arg(a);
+  }
+  return k;
+}
+
+}  // namespace
+
+bool CommonSubexpressionElimination::run(ir::Graph& g) {
+  std::unordered_map<std::string, ir::Node*> seen;
+  std::unordered_map<ir::Value*, ir::Value*> subst;
+  std::vector<ir::Node*> kept;
+  bool changed = false;
+  for (ir::Node* n : g.nodes()) {
+    for (auto& a : n->args())
+      a.for_each_value_mut([&](ir::Value*& v) {
+        if (auto it = subst.find(v); it != subst.end()) v = it->second;
+      });
+    if (is_effect(*n) || n->functional()) {
+      kept.push_back(n);
+      continue;
+    }
+    auto [it, inserted] = seen.emplace(key_of(*n), n);
+    if (inserted) {
+      kept.push_back(n);
+      continue;
+    }
+    for (size_t i = 0; i < n->outputs().size(); ++i) subst[n->output(i)] = it->second->output(i);
+    changed = true;
+  }
+  if (!changed) return false;
+  std::vector<ir::Value*> outs;
+  for (ir::Value* v : g.outputs()) outs.push_back(subst.count(v) ? subst[v] : v);
+  g.set_outputs(outs);
+  g.set_order(std::move(kept));
+  return true;
+}
+
+}  // namespace symmflow::passes

@@ -1,0 +1,25 @@
+// The compiler pipeline: one straight function, a named step per line
+// (DESIGN.md §3). Each step can be dumped (`--dump-ir`) and is followed by the
+// verifier when asked (tests and debug builds always ask).
+//
+//   optimize(g, {.dump = [](std::string_view pass, const ir::Graph& g) { ... }});
+#pragma once
+#include <functional>
+#include <string_view>
+
+#include "symmflow/ir/graph.h"
+
+namespace symmflow::passes {
+
+struct PipelineOptions {
+  bool verify_each = true;
+  // Called with the name of each step ("input", "functionalize", ...) and the graph after it.
+  std::function<void(std::string_view step, const ir::Graph& g)> dump;
+};
+
+void optimize(ir::Graph& g, const PipelineOptions& opts = {});
+
+// The step names, in order, for --help and tests.
+const std::vector<std::string_view>& pipeline_steps();
+
+}  // namespace symmflow::passes

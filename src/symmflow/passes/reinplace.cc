@@ -1,0 +1,252 @@
+#include "symmflow/passes/reinplace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "symmflow/ir/alias.h"
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/passes/functionalize.h"
+
+namespace symmflow::passes {
+
+using ir::Arg;
+using ir::Node;
+using ir::Value;
+
+namespace {
+
+constexpr size_t kEnd = std::numeric_limits<size_t>::max();
+
+bool is_epilogue_copy(const Node& n, const ir::Graph& g) {
+  if (n.op_name() != "aten::copy_" || n.functional() || n.arg(0).kind != Arg::Kind::Value) return false;
+  const auto& in = g.inputs();
+  return std::find(in.begin(), in.end(), n.arg(0).value) != in.end();
+}
+
+bool is_view_node(const Node& n) {
+  for (Value* a : n.output_aliases())
+    if (a) return true;
+  return false;
+}
+
+// The last reads of a storage class, newest first: three distinct readers are
+// enough to answer "is it read after n, not counting n and one scatter".
+struct LastReads {
+  std::vector<std::pair<size_t, const Node*>> top;  // (position, reader), descending
+  void add(size_t pos, const Node* n) {
+    for (auto& t : top)
+      if (t.second == n && n) {
+        t.first = std::max(t.first, pos);
+        sort();
+        return;
+      }
+    top.emplace_back(pos, n);
+    sort();
+  }
+  void merge(const LastReads& o) {
+    for (const auto& t : o.top) add(t.first, t.second);
+  }
+  // The newest read by a node other than a and b (0 when none; kEnd for "the end").
+  size_t newest_except(const Node* a, const Node* b) const {
+    for (const auto& t : top)
+      if (t.second == nullptr || (t.second != a && t.second != b)) return t.first;
+    return 0;
+  }
+
+ private:
+  void sort() {
+    std::sort(top.begin(), top.end(), [](auto& x, auto& y) { return x.first > y.first; });
+    if (top.size() > 3) top.resize(3);
+  }
+};
+
+class Reinplacer {
+ public:
+  explicit Reinplacer(ir::Graph& g) : g_(g) {}
+
+  bool run() {
+    std::vector<Node*> nodes = g_.nodes();
+    for (size_t i = 0; i < nodes.size(); ++i) pos_[nodes[i]] = i + 1;
+    auto roots = ir::storage_roots(g_);
+    parent_.resize(g_.num_values());
+    for (size_t v = 0; v < parent_.size(); ++v) parent_[v] = roots[v] ? roots[v]->id() : int(v);
+    reads_.resize(g_.num_values());
+    users_.resize(g_.num_values());
+
+    // Rule 2: outputs and inputs the program does not write are read at the end.
+    std::unordered_set<const Value*> written_inputs;
+    for (Node* n : nodes) {
+      if (is_epilogue_copy(*n, g_)) written_inputs.insert(n->arg(0).value);
+      for (size_t k = 0; k < n->args().size(); ++k) {
+        if (k == 0 && is_epilogue_copy(*n, g_)) continue;  // it writes, not reads
+        n->arg(k).for_each_value([&](Value* v) {
+          reads_[size_t(find(v))].add(pos_[n], n);
+          users_[size_t(v->id())].push_back(n);
+        });
+      }
+    }
+    for (Value* v : g_.outputs()) reads_[size_t(find(v))].add(kEnd, nullptr);
+    for (Value* in : g_.inputs())
+      if (in->is_tensor() && !written_inputs.count(in)) reads_[size_t(find(in))].add(kEnd, nullptr);
+
+    bool changed = false;
+    std::vector<Node*> order;
+    for (Node* n : nodes) {
+      substitute(n);
+      if (removed_.count(n)) continue;
+      if (n->functional()) {
+        in_place_functional(n, &order);
+        changed = true;
+      } else if (Operator* twin = inplace_twin(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
+                                                          n->output(0)->type() == n->arg(0).value->type()) {
+        if (try_twin(n, *twin)) changed = true;
+      }
+      order.push_back(n);
+    }
+    // Rule 6.
+    std::vector<Node*> kept;
+    for (Node* n : order) {
+      if (is_epilogue_copy(*n, g_) && n->arg(1).kind == Arg::Kind::Value) {
+        Value* dst = n->arg(0).value;
+        Value* src = n->arg(1).value;
+        if (find(dst) == find(src) && dst->type() == src->type()) {
+          changed = true;
+          continue;
+        }
+      }
+      kept.push_back(n);
+    }
+    std::vector<Value*> outs;
+    for (Value* v : g_.outputs()) outs.push_back(resolve(v));
+    g_.set_outputs(outs);
+    g_.set_order(kept);
+    return changed;
+  }
+
+ private:
+  // --- storage classes (union-find over value ids) ---------------------------
+  int find(const Value* v) {
+    size_t i = size_t(v->id());
+    grow(i);
+    while (parent_[i] != int(i)) {
+      parent_[i] = parent_[size_t(parent_[i])];
+      i = size_t(parent_[i]);
+    }
+    return int(i);
+  }
+  void unite(const Value* a, const Value* b) {
+    int x = find(a), y = find(b);
+    if (x == y) return;
+    parent_[size_t(x)] = y;
+    reads_[size_t(y)].merge(reads_[size_t(x)]);
+  }
+  void grow(size_t i) {
+    while (parent_.size() <= i) {
+      parent_.push_back(int(parent_.size()));
+      reads_.emplace_back();
+      users_.emplace_back();
+    }
+  }
+  Value* resolve(Value* v) {
+    while (subst_.count(v)) v = subst_[v];
+    return v;
+  }
+  void substitute(Node* n) {
+    for (auto& a : n->args()) a.for_each_value_mut([&](Value*& v) { v = resolve(v); });
+  }
+
+  // The as_strided_scatter that writes `result` back exactly where `target` looks
+  // (rule 3), or nullptr.
+  Node* absorbing_scatter(Value* result, Value* target) {
+    for (Node* u : users_[size_t(result->id())]) {
+      if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
+      if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != result) continue;
+      if (u->arg(0).kind != Arg::Kind::Value || find(u->arg(0).value) != find(target)) continue;
+      const auto& t = target->type();
+      if (u->arg(2).constant.to_int_list() == t.sizes && u->arg(3).constant.to_int_list() == t.strides &&
+          !u->arg(4).constant.is_none() && u->arg(4).constant.to_int() == t.offset)
+        return u;
+    }
+    return nullptr;
+  }
+
+  // May `result` (fresh, contiguous) take `target`'s place and layout (rules 3, 4)?
+  bool may_write_in_place(Node* n, Value* target, Value* result, Node** scatter) {
+    *scatter = absorbing_scatter(result, target);
+    if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos_[n]) return false;
+    if (result->type() == target->type()) return true;
+    for (Node* u : users_[size_t(result->id())])
+      if (u != *scatter && is_view_node(*u)) return false;
+    return true;
+  }
+
+  // The result now lives where the target is.
+  void absorb(Value* target, Value* result, Node* scatter) {
+    unite(result, target);
+    result->set_type(target->type());
+    if (scatter) {
+      Value* base = scatter->arg(0).value;
+      subst_[scatter->output(0)] = base;
+      unite(scatter->output(0), base);
+      removed_.insert(scatter);
+    }
+  }
+
+  void in_place_functional(Node* n, std::vector<Node*>* order) {
+    auto slots = n->output_slots();
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i]) continue;
+      Value* target = n->value_at(*slots[i]);
+      Value* result = n->output(i);
+      Node* scatter = nullptr;
+      if (may_write_in_place(n, target, result, &scatter)) {
+        absorb(target, result, scatter);
+        continue;
+      }
+      // Rule 5: the old value is still read: write a copy of it.
+      Operator& clone = Dispatcher::instance().get("aten::clone");
+      Node* c = g_.make_node(clone, {Arg(target), Arg(IValue())}, false, n->loc());
+      c->set_note(fmt::format("copy: %{} is read after {} writes it", target->name(), n->op_name()));
+      g_.name_after(c->output(0), target);
+      order->push_back(c);
+      Arg& slot = slots[i]->elem < 0 ? n->args()[slots[i]->arg] : n->args()[slots[i]->arg].elems[size_t(slots[i]->elem)];
+      slot = Arg(c->output(0));
+      unite(result, c->output(0));
+      result->set_type(c->output(0)->type());
+    }
+    auto dropped = g_.make_in_place(n);
+    // Results beyond the returns were the written tensors' new values: now the
+    // tensors themselves hold them.
+    for (size_t i = 0; i < dropped.size(); ++i) {
+      size_t k = n->outputs().size() + i;
+      subst_[dropped[i]] = n->value_at(*slots[k]);
+    }
+  }
+
+  bool try_twin(Node* n, Operator& twin) {
+    Value* target = n->arg(0).value;
+    Node* scatter = nullptr;
+    if (!may_write_in_place(n, target, n->output(0), &scatter)) return false;
+    g_.set_op(n, twin);
+    absorb(target, n->output(0), scatter);
+    return true;
+  }
+
+  ir::Graph& g_;
+  std::unordered_map<const Node*, size_t> pos_;
+  std::vector<int> parent_;
+  std::vector<LastReads> reads_;
+  std::vector<std::vector<Node*>> users_;
+  std::unordered_map<Value*, Value*> subst_;
+  std::unordered_set<const Node*> removed_;
+};
+
+}  // namespace
+
+bool Reinplace::run(ir::Graph& g) { return Reinplacer(g).run(); }
+
+}  // namespace symmflow::passes

@@ -1,0 +1,39 @@
+// reinplace: functional ops run in place again wherever the old value of what
+// they write is dead afterwards; otherwise on an explicit, counted aten::clone.
+//
+//   before                                      after
+//   %v = aten::slice(%x, 0, 0, 2)               %v = aten::slice(%x, 0, 0, 2)
+//   %v.1 = functional aten::add_(%v, 1.0)       %v.1 = aten::add_(%v, 1.0)
+//   %x.1 = aten::as_strided_scatter(%x, ...)    aten::copy_ (epilogue) removed:
+//   aten::copy_(%x, %x.1)                       %x already holds the result
+//   return %x.1                                 return %x
+//
+//   %y = c10d::all_reduce(%x, "sum", "world")   %y = c10d::all_reduce_(%x, "sum", "world")
+//   # %x unused afterwards                      # no copy, no new buffer (PyTorch 134388 copies)
+//
+// Rules, in order, for a node n that writes (functional) or has an in-place twin:
+// 1. Storage classes: values sharing a buffer (views, aliases, in-flight P2P
+//    handles) form one class; a read of any member after n is a read of the old data.
+// 2. The graph's outputs and the inputs it does not write are read "at the end":
+//    their buffers are never written in place.
+// 3. n may write in place if no node after n reads the class of what it writes —
+//    except the as_strided_scatter that writes n's result back to exactly that
+//    place (it becomes a no-op and disappears).
+// 4. A result whose layout changes by this (a view's region instead of a fresh
+//    buffer) must have no view ops among its readers, whose types would change.
+// 5. Otherwise a functional node writes an explicit aten::clone (noted "copy:")
+//    and a functional twin (add, all_reduce) stays out of place (no copy either).
+// 6. A graph input's epilogue copy_ disappears when the final value already
+//    lives in the input's buffer.
+#pragma once
+#include "symmflow/passes/pass.h"
+
+namespace symmflow::passes {
+
+class Reinplace : public Pass {
+ public:
+  std::string_view name() const override { return "reinplace"; }
+  bool run(ir::Graph& g) override;
+};
+
+}  // namespace symmflow::passes

@@ -1,0 +1,144 @@
+// `symmflow run FILE.sf --nproc N [--check] [--mode ...] ...`: runs a .sf program
+// on N ranks (eager, compiled, or both and compared bitwise), DESIGN.md §5.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+#include "symmflow/exec/program_runner.h"
+#include "symmflow/ir/parser.h"
+#include "symmflow/ir/printer.h"
+#include "symmflow/library/plugin.h"
+#include "symmflow/passes/pipeline.h"
+#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/launcher.h"
+#include "symmflow/runtime/world.h"
+#include "symmflow/tools/commands.h"
+#include "symmflow/tools/ir_dump.h"
+
+namespace symmflow::tools {
+namespace {
+
+struct RunOptions {
+  std::string file;
+  int nproc = 1;
+  bool check = false;
+  std::string mode = "compiled";
+  int iters = 1;
+  bool explain = false;
+  std::string dump_ir;
+  std::string json;
+  uint64_t seed = 0;
+  std::string inputs;
+  std::string save;
+  double timeout = 0;
+  std::vector<std::string> loads;
+};
+
+exec::RunMode mode_of(const RunOptions& o) {
+  if (o.check) return exec::RunMode::check;
+  if (o.mode == "eager") return exec::RunMode::eager;
+  if (o.mode == "both") return exec::RunMode::both;
+  return exec::RunMode::compiled;
+}
+
+nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool all_match, int iters) {
+  nlohmann::json j;
+  j["check"] = r.compared ? nlohmann::json(all_match ? "ok" : "mismatch") : nlohmann::json(nullptr);
+  const int64_t runs = std::max(1, iters);
+  j["copies"] = {{"count", r.stats.copies + int64_t(r.staged_copies) / runs},
+                 {"bytes", r.stats.copy_bytes + int64_t(r.staged_copy_bytes) / runs},
+                 {"compiler", {{"count", r.stats.copies}, {"bytes", r.stats.copy_bytes}}},
+                 {"staged", {{"count", int64_t(r.staged_copies) / runs}, {"bytes", int64_t(r.staged_copy_bytes) / runs}}}};
+  j["symmetric_bytes"] = r.stats.symmetric_bytes;
+  j["algorithms"] = nlohmann::json::object();
+  j["eager_s"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_s);
+  j["compiled_s"] = mode == exec::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(r.compiled_s);
+  j["peak_bytes"] = mode == exec::RunMode::eager ? r.eager_peak_bytes
+                                                 : int64_t(r.stats.buffer_bytes + r.stats.symmetric_bytes);
+  j["eager_peak_bytes"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_peak_bytes);
+  j["buffers"] = r.stats.buffers;
+  return j;
+}
+
+// One rank: run, then agree across ranks on whether every rank matched.
+int rank_body(const RunOptions& o) {
+  dist::init();
+  auto& world = dist::world();
+  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}};
+  if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
+    req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
+  exec::RankReport rep;
+  try {
+    rep = exec::run_on_this_rank(req);
+  } catch (const ir::ParseError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+  if (!rep.match) fmt::print(stderr, "check: MISMATCH {}\n", rep.first_difference);
+  Tensor bad = Tensor::empty({1}, DType::i32);
+  bad.data<int32_t>()[0] = rep.match ? 0 : 1;
+  dist::all_reduce_(world, bad, dist::ReduceOp::sum);
+  const int mismatched = bad.data<int32_t>()[0];
+  if (world.rank() == 0) {
+    if (rep.compared && mismatched == 0)
+      fmt::print("check: OK ({} rank{}, {} output{} and {} input{} bitwise equal, eager vs compiled)\n", world.size(),
+                 world.size() == 1 ? "" : "s", rep.outputs_compared, rep.outputs_compared == 1 ? "" : "s",
+                 rep.inputs_compared, rep.inputs_compared == 1 ? "" : "s");
+    if (o.explain) {
+      auto g = ir::parse_graph_file(o.file, 0, world.size());
+      passes::optimize(*g, {});
+      fmt::print("{}", explain(*g));
+    }
+    if (!o.json.empty()) {
+      std::ofstream f(o.json);
+      f << report_json(rep, req.mode, mismatched == 0, o.iters).dump(2) << "\n";
+    }
+    std::fflush(stdout);
+  }
+  return mismatched == 0 ? 0 : 1;
+}
+
+int run_run(const RunOptions& o) {
+  for (const auto& lib : o.loads) load_library(lib);
+  // Refuse a bad program before starting any rank (exit 2, file:line:col).
+  try {
+    auto g = ir::parse_graph_file(o.file, 0, o.nproc);
+  } catch (const Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+  runtime::LaunchOptions lo;
+  lo.nproc = o.nproc;
+  lo.timeout_s = o.timeout;
+  lo.prefix_output = false;
+  return runtime::launch_fn(lo, [&] { return rank_body(o); });
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand("run", "Run a .sf program on N ranks: eagerly, compiled, or both compared bitwise");
+  cmd->add_option("file", o->file, "The program (.sf text IR, see docs/ir.md)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--nproc,-n", o->nproc, "Number of ranks (1 is a valid world)")->check(CLI::Range(1, 128));
+  cmd->add_flag("--check", o->check,
+                "Run eager and compiled on every rank and compare every output and every input's final "
+                "contents bitwise; exit 1 on the first difference");
+  cmd->add_option("--mode", o->mode, "eager (op by op), compiled (default) or both")
+      ->check(CLI::IsMember({"eager", "compiled", "both"}));
+  cmd->add_option("--iters", o->iters, "Runs of each mode (times are medians)")->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--explain", o->explain, "Print what the compiler did (copies and why, ops run in place)");
+  cmd->add_option("--dump-ir", o->dump_ir, "The IR after every pipeline step: '-' (rank 0, stdout) or DIR/rank<R>/");
+  cmd->add_option("--json", o->json, "Write a JSON report (check, copies, symmetric_bytes, times, peak_bytes)");
+  cmd->add_option("--seed", o->seed, "Seed of the input fill (docs/ir.md)");
+  cmd->add_option("--inputs", o->inputs, "Read input %x from DIR/x.rank<R>.npy, else DIR/x.npy")->check(CLI::ExistingDirectory);
+  cmd->add_option("--save-outputs", o->save,
+                  "Write DIR/out<i>.rank<R>.npy per returned value and DIR/<input>.rank<R>.npy per input");
+  cmd->add_option("--timeout", o->timeout, "Kill the job after SEC seconds (exit 124); 0 = no limit");
+  cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
+  cmd->callback([o] { throw CLI::RuntimeError(run_run(*o)); });
+}
+
+}  // namespace symmflow::tools
