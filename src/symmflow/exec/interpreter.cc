@@ -1,5 +1,7 @@
 #include "symmflow/exec/interpreter.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 #include "symmflow/ir/alias.h"
@@ -10,21 +12,23 @@ namespace symmflow::exec {
 
 void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc) {
   std::vector<IValue> args = g.materialize_args(n, env);
+  std::optional<AllocatorGuard> guard;
+  if (alloc) guard.emplace(*alloc);
   if (n.functional()) {
-    // The functional form leaves its inputs alone: it writes fresh copies.
+    // The functional form leaves its inputs alone: it writes fresh copies — in
+    // symmetric memory where the op needs its argument there.
+    auto symm = n.op().symm_mem_args();
     for (const auto& w : n.writes()) {
       IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
+      const std::string& name = n.schema().arguments[w.arg].name;
+      std::optional<AllocatorGuard> symm_guard;
+      if (std::find(symm.begin(), symm.end(), name) != symm.end())
+        symm_guard.emplace(dist::world().heap().allocator());
       slot = IValue(kernels::clone(slot.to_tensor()));
     }
   }
   OpContext ctx(DispatchKey::CPU);
-  std::vector<IValue> results;
-  if (alloc) {
-    AllocatorGuard guard(*alloc);
-    results = n.op().call(ctx, args);
-  } else {
-    results = n.op().call(ctx, args);
-  }
+  std::vector<IValue> results = n.op().call(ctx, args);
   std::vector<Tensor> outs = ir::flatten_results(results);
   if (n.functional()) {
     // Written tensors that no return carries come after the returns.

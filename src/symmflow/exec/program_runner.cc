@@ -168,7 +168,7 @@ RankReport run_on_this_rank(const RunRequest& req) {
   std::unique_ptr<CompiledProgram> prog;
   if (compiled) {
     auto cg = g->clone();
-    passes::optimize(*cg, {.verify_each = true, .dump = req.dump});
+    passes::optimize(*cg, {.verify_each = true, .dump = req.dump, .stop_after = req.stop_after});
     prog = std::make_unique<CompiledProgram>(std::move(cg));
     compiled_in = make_inputs(*g, req, rep.rank, needs.input);
     auto before = dist::staged_copy_stats();

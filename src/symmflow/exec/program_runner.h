@@ -27,6 +27,7 @@ struct RunRequest {
   std::string save_dir;    // "" = save nothing
   // Called with each pipeline step and the graph after it (--dump-ir).
   std::function<void(std::string_view step, const ir::Graph& g)> dump;
+  std::string stop_after;  // compile only up to this pipeline step
 };
 
 struct RankReport {

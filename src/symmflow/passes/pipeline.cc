@@ -1,5 +1,10 @@
 #include "symmflow/passes/pipeline.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
 #include "symmflow/ir/verifier.h"
 #include "symmflow/passes/cse.h"
 #include "symmflow/passes/dce.h"
@@ -14,7 +19,13 @@ const std::vector<std::string_view>& pipeline_steps() {
 }
 
 void optimize(ir::Graph& g, const PipelineOptions& opts) {
+  const auto& steps = pipeline_steps();
+  SF_CHECK(opts.stop_after.empty() || std::find(steps.begin(), steps.end(), opts.stop_after) != steps.end(),
+           "unknown pipeline step '{}' (the steps: {})", opts.stop_after, fmt::join(steps, ", "));
+  bool stopped = false;
   auto step = [&](std::string_view name, Pass* pass) {
+    if (stopped) return;
+    stopped = name == opts.stop_after;
     if (pass) pass->run(g);
     if (opts.verify_each || !pass) ir::verify(g, name);
     if (opts.dump) opts.dump(name, g);

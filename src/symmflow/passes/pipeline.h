@@ -5,6 +5,7 @@
 //   optimize(g, {.dump = [](std::string_view pass, const ir::Graph& g) { ... }});
 #pragma once
 #include <functional>
+#include <string>
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
@@ -15,6 +16,9 @@ struct PipelineOptions {
   bool verify_each = true;
   // Called with the name of each step ("input", "functionalize", ...) and the graph after it.
   std::function<void(std::string_view step, const ir::Graph& g)> dump;
+  // Stop after this step ("" = run all): `--stop-after functionalize` runs the
+  // functional program itself, which shows that functionalization alone is exact.
+  std::string stop_after;
 };
 
 void optimize(ir::Graph& g, const PipelineOptions& opts = {});

@@ -27,6 +27,12 @@ bool is_epilogue_copy(const Node& n, const ir::Graph& g) {
   return std::find(in.begin(), in.end(), n.arg(0).value) != in.end();
 }
 
+// Same dtype and sizes: the in-place op computes the same values (no promotion,
+// no broadcasting of self); the layout is may_write_in_place's business.
+bool same_values(const Value* a, const Value* b) {
+  return a->type().dtype == b->type().dtype && a->type().sizes == b->type().sizes;
+}
+
 bool is_view_node(const Node& n) {
   for (Value* a : n.output_aliases())
     if (a) return true;
@@ -102,7 +108,7 @@ class Reinplacer {
         in_place_functional(n, &order);
         changed = true;
       } else if (Operator* twin = inplace_twin(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
-                                                          n->output(0)->type() == n->arg(0).value->type()) {
+                                                          same_values(n->output(0), n->arg(0).value)) {
         if (try_twin(n, *twin)) changed = true;
       }
       order.push_back(n);

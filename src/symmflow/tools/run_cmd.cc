@@ -34,6 +34,7 @@ struct RunOptions {
   std::string save;
   double timeout = 0;
   std::vector<std::string> loads;
+  std::string stop_after;
 };
 
 exec::RunMode mode_of(const RunOptions& o) {
@@ -66,7 +67,7 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
 int rank_body(const RunOptions& o) {
   dist::init();
   auto& world = dist::world();
-  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}};
+  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after};
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
   exec::RankReport rep;
@@ -138,6 +139,9 @@ void add_run_command(CLI::App& app) {
                   "Write DIR/out<i>.rank<R>.npy per returned value and DIR/<input>.rank<R>.npy per input");
   cmd->add_option("--timeout", o->timeout, "Kill the job after SEC seconds (exit 124); 0 = no limit");
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
+  cmd->add_option("--stop-after", o->stop_after,
+                  "Compile only up to this pipeline step and run that (e.g. functionalize: the functional program)")
+      ->check(CLI::IsMember(passes::pipeline_steps()));
   cmd->callback([o] { throw CLI::RuntimeError(run_run(*o)); });
 }
 
