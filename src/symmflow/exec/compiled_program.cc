@@ -10,12 +10,20 @@ namespace symmflow::exec {
 CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g)
     : g_(std::move(g)), regular_(regular_allocator()) {
   symmetric_node_ = symmetric_needs(*g_).node;
-  for (const ir::Node* n : g_->nodes())
+  // Copies the compiler left: explicit clones it inserted, and the copies a node
+  // still in functional form makes of what it writes.
+  auto bytes = [](const ir::Value* v) { return v->type().numel() * int64_t(element_size(v->type().dtype)); };
+  for (const ir::Node* n : g_->nodes()) {
     if (n->note().rfind("copy:", 0) == 0) {
       ++copies_;
-      const auto& t = n->output(0)->type();
-      copy_bytes_ += t.numel() * int64_t(element_size(t.dtype));
+      copy_bytes_ += bytes(n->output(0));
+    } else if (n->functional()) {
+      for (const auto& w : n->writes()) {
+        ++copies_;
+        copy_bytes_ += bytes(n->value_at(w));
+      }
     }
+  }
 }
 
 CompiledProgram::~CompiledProgram() = default;

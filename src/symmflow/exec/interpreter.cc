@@ -24,7 +24,7 @@ void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, A
       std::optional<AllocatorGuard> symm_guard;
       if (std::find(symm.begin(), symm.end(), name) != symm.end())
         symm_guard.emplace(dist::world().heap().allocator());
-      slot = IValue(kernels::clone(slot.to_tensor()));
+      slot = IValue(kernels::clone_layout(slot.to_tensor()));
     }
   }
   OpContext ctx(DispatchKey::CPU);

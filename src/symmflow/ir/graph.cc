@@ -372,15 +372,9 @@ std::vector<Tensor> flatten_results(const std::vector<IValue>& results) {
 void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
   auto args = meta_args(n->args_);
   std::vector<WriteSlot> writes;
-  if (n->functional_) {
-    // The functional form runs on contiguous copies of what the op writes.
-    writes = n->writes();
-    for (const auto& w : writes) {
-      IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
-      const Tensor& t = slot.to_tensor();
-      slot = IValue(Tensor::meta(t.sizes(), t.dtype()));
-    }
-  }
+  // The functional form runs on copies of what the op writes, in their layout
+  // (kernels::clone_layout): the same types.
+  if (n->functional_) writes = n->writes();
   OpContext ctx(DispatchKey::Meta);
   std::vector<IValue> results;
   try {

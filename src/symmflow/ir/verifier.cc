@@ -48,14 +48,7 @@ void verify(const Graph& g, std::string_view after) {
                                 args[i].kind_name(), schema.arguments[i].type.to_string()));
     }
     if (n->functional() && n->writes().empty()) fail_at(*n, "functional, but the op writes nothing");
-    // Types: the Meta kernel again.
-    if (n->functional()) {
-      for (const auto& w : n->writes()) {
-        IValue& slot = w.elem < 0 ? args[w.arg] : args[w.arg].to_list()[size_t(w.elem)];
-        const Tensor& t = slot.to_tensor();
-        slot = IValue(Tensor::meta(t.sizes(), t.dtype()));
-      }
-    }
+    // Types: the Meta kernel again (a functional node's copies keep their types).
     OpContext ctx(DispatchKey::Meta);
     std::vector<Tensor> outs;
     try {

@@ -79,6 +79,16 @@ Tensor clone(const Tensor& t) {
   return out;
 }
 
+Tensor clone_layout(const Tensor& t) {
+  int64_t extent = t.numel() == 0 ? 0 : 1;
+  for (int64_t d = 0; d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
+  const int64_t elems = t.storage_offset() + extent;
+  Tensor base = t.is_meta() ? Tensor::meta({elems}, t.dtype()) : Tensor::empty({elems}, t.dtype());
+  Tensor out = base.as_strided(t.sizes(), t.strides(), t.storage_offset());
+  if (!t.is_meta()) copy_(out, t);
+  return out;
+}
+
 Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
 
 Tensor to_dtype(const Tensor& t, DType to) {

@@ -16,6 +16,11 @@ const Tensor& zero_(const Tensor& dst);
 // for contiguous(); always a fresh tensor for clone()).
 Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
+// A fresh tensor with t's values *and* t's layout: the same sizes, strides and
+// storage offset, on a new storage just large enough. Functionalization keeps
+// every version of a storage in the storage's layout this way, so a view's
+// geometry means the same place in every version.
+Tensor clone_layout(const Tensor& t);
 // A new tensor of dtype `to` with t's values (converted, contiguous).
 Tensor to_dtype(const Tensor& t, DType to);
 // True when any input is a meta tensor: kernels then compute types only.

@@ -47,7 +47,8 @@ void register_views(Library& m) {
   impl_both(m, "flatten.using_ints", [](OpContext&, Args a) -> Results { return {k::flatten(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())}; });
   impl_both(m, "alias", [](OpContext&, Args a) -> Results { return {k::alias(tensor_arg(a, 0))}; });
   // The write-back of a mutation through a view (functionalization): a copy of
-  // self with src written where self.as_strided(size, stride, storage_offset) looks.
+  // self, in self's layout, with src written where self.as_strided(size, stride,
+  // storage_offset) looks (the offset counts from self's storage start).
   m.def("as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor");
   impl_both(m, "as_strided_scatter", [](OpContext&, Args a) -> Results {
     const Tensor& self = tensor_arg(a, 0);
@@ -55,7 +56,7 @@ void register_views(Library& m) {
     SF_CHECK(src.sizes() == int_list_arg(a, 2),
              "aten::as_strided_scatter: expected src of size [{}], got {}",
              fmt::join(int_list_arg(a, 2), ", "), src.type_string());
-    Tensor out = k::clone(self);
+    Tensor out = k::clone_layout(self);
     k::copy_(k::as_strided(out, int_list_arg(a, 2), int_list_arg(a, 3), opt_int_arg(a, 4)), src);
     return {out};
   });

@@ -105,8 +105,7 @@ class Reinplacer {
       substitute(n);
       if (removed_.count(n)) continue;
       if (n->functional()) {
-        in_place_functional(n, &order);
-        changed = true;
+        changed |= in_place_functional(n, &order);
       } else if (Operator* twin = inplace_twin(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
                                                           same_values(n->output(0), n->arg(0).value)) {
         if (try_twin(n, *twin)) changed = true;
@@ -202,15 +201,25 @@ class Reinplacer {
     }
   }
 
-  void in_place_functional(Node* n, std::vector<Node*>* order) {
+  // Returns false when n stays functional (it then copies what it writes).
+  bool in_place_functional(Node* n, std::vector<Node*>* order) {
     auto slots = n->output_slots();
+    std::vector<Node*> scatters(slots.size(), nullptr);
+    std::vector<bool> ok(slots.size(), true);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i]) continue;
+      Value* target = n->value_at(*slots[i]);
+      ok[i] = may_write_in_place(n, target, n->output(i), &scatters[i]);
+      // aten::clone makes a contiguous copy: a strided target keeps the functional
+      // form, which copies in the target's layout (and is counted the same way).
+      if (!ok[i] && !target->type().is_contiguous_at_zero()) return false;
+    }
     for (size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i]) continue;
       Value* target = n->value_at(*slots[i]);
       Value* result = n->output(i);
-      Node* scatter = nullptr;
-      if (may_write_in_place(n, target, result, &scatter)) {
-        absorb(target, result, scatter);
+      if (ok[i]) {
+        absorb(target, result, scatters[i]);
         continue;
       }
       // Rule 5: the old value is still read: write a copy of it.
@@ -231,6 +240,7 @@ class Reinplacer {
       size_t k = n->outputs().size() + i;
       subst_[dropped[i]] = n->value_at(*slots[k]);
     }
+    return true;
   }
 
   bool try_twin(Node* n, Operator& twin) {

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Differential tests: eager vs compiled, bitwise, with `symmflow run --check`.
+
+    python3 tests/diff/run_diff.py [--symmflow PATH] [--gen-count C] [--gen-seed S]
+                                   [-j J] [--timeout SEC] [--filter TEXT] [-v]
+
+Runs `SF run PROG --check --nproc N` for
+  - every hand-written program in tests/diff/programs/ at N = 2, 3 and 4, and
+  - C generated programs (default 200, from a fixed seed; every fifth one
+    world-agnostic) at N = 1, 2, 3, 4 in turn,
+each under a timeout (default 60 s). A failure prints the command that
+reproduces it and the tail of its output. The last line is exactly
+`diff: N passed, M failed`; the exit status is 0 only when nothing failed.
+
+--runner torch runs the same programs in the PyTorch reference runner
+(tests/torch/sf_torch.py) instead: a check that the programs are valid, with no
+eager/compiled comparison (programs in the `functional` form are skipped there).
+"""
+import argparse
+import concurrent.futures
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+
+import gen_programs  # noqa: E402
+
+DEFAULT_GEN_SEED = 20240611
+TORCH_PYTHON = "/usr/bin/python3"  # Debian's python3-torch
+
+
+def rel(p):
+    r = os.path.relpath(p, os.getcwd())
+    return p if r.startswith("../..") else r
+
+
+class Case:
+    def __init__(self, path, nproc, regen=None):
+        self.path, self.nproc, self.regen = path, nproc, regen
+
+
+def hand_written(nprocs, flt):
+    d = os.path.join(HERE, "programs")
+    files = sorted(f for f in os.listdir(d) if f.endswith(".sf"))
+    return [Case(os.path.join(d, f), n) for f in files for n in nprocs if flt in f]
+
+
+def generated(count, seed, gen_dir, flt):
+    cases = []
+    for i in range(count):
+        agnostic = i % 5 == 4
+        g = gen_programs.Gen(seed, i, agnostic)
+        text = g.generate()
+        path = os.path.join(gen_dir, f"{g.name}.sf")
+        if flt not in path:
+            continue
+        with open(path, "w") as f:
+            f.write(text)
+        regen = (f"python3 {rel(os.path.join(HERE, 'gen_programs.py'))} --seed {seed} "
+                 f"--count {i + 1} --out DIR{' --world-agnostic' if agnostic else ''}  # then DIR/{g.name}.sf")
+        cases.append(Case(path, i % 4 + 1, regen))
+    return cases
+
+
+def command(args, case, out_dir):
+    if args.runner == "torch":
+        return [TORCH_PYTHON, os.path.join(ROOT, "tests", "torch", "sf_torch.py"), rel(case.path),
+                "--nproc", str(case.nproc), "--save-outputs", out_dir]
+    return [args.symmflow, "run", rel(case.path), "--check", "--nproc", str(case.nproc)]
+
+
+def run_case(args, case):
+    """(ok, message): message holds the exit status and the output's tail."""
+    out_dir = tempfile.mkdtemp(prefix="sf-diff-out-")
+    cmd = command(args, case, out_dir)
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            out, _ = proc.communicate(timeout=args.timeout)
+            status = f"exit {proc.returncode}"
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the launcher and every rank it started
+            out, _ = proc.communicate()
+            status = f"timed out after {args.timeout} s"
+        text = out.decode(errors="replace")
+        ok = status == "exit 0"
+        if ok and args.runner == "symmflow" and "check: OK" not in text:
+            ok, status = False, "exit 0 without a 'check: OK' line"
+        return ok, cmd, status, text
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
+def preflight(args):
+    """None when the runner can run, else why not."""
+    if args.runner == "torch":
+        script = os.path.join(ROOT, "tests", "torch", "sf_torch.py")
+        return None if os.path.exists(script) else f"{script} does not exist"
+    if not os.access(args.symmflow, os.X_OK):
+        return f"{args.symmflow} is not an executable (build it, or pass --symmflow)"
+    try:
+        r = subprocess.run([args.symmflow, "run", "--help"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=30)
+    except subprocess.TimeoutExpired:
+        return f"`{args.symmflow} run --help` timed out"
+    if r.returncode != 0 or b"--check" not in r.stdout:
+        return f"`{args.symmflow} run --help` has no --check (exit {r.returncode})"
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--symmflow", default=os.path.join(ROOT, "build", "dev", "symmflow"))
+    ap.add_argument("--runner", choices=("symmflow", "torch"), default="symmflow")
+    ap.add_argument("--gen-count", type=int, default=200)
+    ap.add_argument("--gen-seed", type=int, default=DEFAULT_GEN_SEED)
+    ap.add_argument("--gen-dir", help="write generated programs here and keep them "
+                    "(default: a temporary directory, kept only when something failed)")
+    ap.add_argument("--hand-nprocs", default="2,3,4")
+    ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per program")
+    ap.add_argument("--filter", default="", help="only programs whose path contains this")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every passing case too")
+    args = ap.parse_args(argv)
+
+    gen_dir = args.gen_dir or tempfile.mkdtemp(prefix="sf-diff-gen-")
+    os.makedirs(gen_dir, exist_ok=True)
+    cases = hand_written([int(n) for n in args.hand_nprocs.split(",") if n], args.filter)
+    cases += generated(args.gen_count, args.gen_seed, gen_dir, args.filter)
+    skipped = 0
+    if args.runner == "torch":  # the reference runner refuses the functional form by design
+        keep = [c for c in cases if " functional " not in open(c.path).read()]
+        skipped, cases = len(cases) - len(keep), keep
+
+    why = preflight(args)
+    if why:
+        print(f"run_diff: cannot run: {why}", file=sys.stderr)
+        print(f"diff: 0 passed, {len(cases)} failed")
+        return 2
+
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [(c, pool.submit(run_case, args, c)) for c in cases]
+        for case, fut in futures:
+            ok, cmd, status, text = fut.result()
+            if ok:
+                passed += 1
+                if args.verbose:
+                    print(f"PASS {rel(case.path)} --nproc {case.nproc}", flush=True)
+                continue
+            failed += 1
+            print(f"FAIL {rel(case.path)} --nproc {case.nproc}: {status}")
+            print(f"  reproduce: {shlex.join(cmd)}")
+            if case.regen:
+                print(f"  regenerate: {case.regen}")
+            for line in text.rstrip().splitlines()[-12:]:
+                print(f"  | {line}")
+            sys.stdout.flush()
+
+    if args.gen_dir is None:
+        if failed:
+            print(f"generated programs kept in {gen_dir}")
+        else:
+            shutil.rmtree(gen_dir, ignore_errors=True)
+    if skipped:
+        print(f"({skipped} cases in the functional form skipped by the torch runner)")
+    print(f"diff: {passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
