@@ -12,11 +12,21 @@
 //   }
 //
 //   $ symmflow launch --nproc 2 -- ./my_program
+//
+// A function written once runs eagerly or compiled (traced on first call,
+// replayed after), bitwise equal:
+//
+//   sf::Tensor step(sf::Tensor x, sf::Tensor y) { return x * 2 + y; }
+//   auto fast = sf::compile(step);
+//   auto a = step(x, y), b = fast(x, y);
 #pragma once
 
 #include "symmflow/core/ivalue.h"
 #include "symmflow/core/scalar.h"
 #include "symmflow/core/tensor.h"
+#include "symmflow/frontend/compile.h"
+#include "symmflow/frontend/dist_api.h"
+#include "symmflow/frontend/tensor_api.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/matmul.h"
@@ -28,22 +38,3 @@
 #include "symmflow/runtime/p2p.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
-
-namespace symmflow::dist {
-
-// The world-group forms of the collectives, as torch.distributed spells them.
-inline CollectiveResult all_reduce_(const Tensor& t, ReduceOp op = ReduceOp::sum) {
-  return all_reduce_(world(), t, op);
-}
-inline CollectiveResult all_gather(const Tensor& in, const Tensor& out) { return all_gather(world(), in, out); }
-inline CollectiveResult reduce_scatter(const Tensor& in, const Tensor& out, ReduceOp op = ReduceOp::sum) {
-  return reduce_scatter(world(), in, out, op);
-}
-inline CollectiveResult broadcast_(const Tensor& t, int src) { return broadcast_(world(), t, src); }
-inline Work isend(const Tensor& t, int dst, int tag = 0) { return isend(world(), t, dst, tag); }
-inline Work irecv(const Tensor& t, int src, int tag = 0) { return irecv(world(), t, src, tag); }
-inline std::vector<Work> batch_isend_irecv(const std::vector<P2POp>& ops) {
-  return batch_isend_irecv(world(), ops);
-}
-
-}  // namespace symmflow::dist

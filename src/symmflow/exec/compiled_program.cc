@@ -38,10 +38,11 @@ void CompiledProgram::check_guards(std::span<const IValue> inputs) const {
     SF_CHECK(inputs[i].is_tensor(), "@{}: input %{} must be a tensor, got {}", g_->name(), p->name(),
              inputs[i].kind_name());
     const Tensor& t = inputs[i].to_tensor();
-    SF_CHECK(t.dtype() == p->type().dtype && t.sizes() == p->type().sizes && t.strides() == p->type().strides,
-             "@{}: input %{} was compiled for {} with strides [{}], got {} with strides [{}]", g_->name(),
-             p->name(), p->type().str(), fmt::join(p->type().strides, ", "), t.type_string(),
-             fmt::join(t.strides(), ", "));
+    SF_CHECK(t.dtype() == p->type().dtype && t.sizes() == p->type().sizes && t.strides() == p->type().strides &&
+                 t.storage_offset() == p->type().offset,
+             "@{}: input %{} was compiled for {} with strides [{}] at offset {}, got {} with strides [{}] at offset {}",
+             g_->name(), p->name(), p->type().str(), fmt::join(p->type().strides, ", "), p->type().offset,
+             t.type_string(), fmt::join(t.strides(), ", "), t.storage_offset());
   }
 }
 
@@ -63,9 +64,16 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       run_node(*g_, *nodes[i], env_, alloc);
     }
   }
-  ++runs_;
   std::vector<Tensor> outs;
   for (const ir::Value* v : g_->outputs()) outs.push_back(env_[size_t(v->id())].to_tensor());
+  // The buffers behind the outputs are the caller's from now on: later runs
+  // allocate those afresh and replay only the intermediates.
+  if (runs_++ == 0) {
+    for (const auto& t : outs) {
+      regular_.release(t.storage().get());
+      if (symmetric_) symmetric_->release(t.storage().get());
+    }
+  }
   // Nothing but the outputs stays referenced between runs.
   env_.clear();
   return outs;

@@ -1,13 +1,14 @@
 // CompiledProgram: an optimized graph ready to run again and again. Its
 // instruction list is the graph's nodes in order, with each node's arguments
-// and symmetric-memory needs resolved once. Buffers are allocated by the first
-// run and replayed by every later one (ReplayAllocator): same addresses, no
-// allocation. run() checks guards first — each input's dtype, sizes and strides
-// must be those the program was compiled for.
+// and symmetric-memory needs resolved once. Intermediate buffers are allocated
+// by the first run and replayed by every later one (ReplayAllocator): same
+// addresses, no allocation; only the returned tensors are new on every run, so
+// a caller may keep them. run() checks guards first — each input's dtype, sizes,
+// strides and storage offset must be those the program was compiled for.
 //
 //   passes::optimize(*g);
 //   CompiledProgram prog(std::move(g));
-//   auto outs = prog.run(inputs);     // valid until the next run (the program owns them)
+//   auto outs = prog.run(inputs);
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -33,8 +34,7 @@ class CompiledProgram {
   explicit CompiledProgram(std::unique_ptr<ir::Graph> g);
   ~CompiledProgram();
 
-  // The outputs live in the program's buffers: they stay valid until the next
-  // run (clone them to keep them longer).
+  // Fresh output tensors (or the inputs/views of them the program returns).
   std::vector<Tensor> run(std::span<const IValue> inputs);
   const ir::Graph& graph() const { return *g_; }
   ProgramStats stats() const;

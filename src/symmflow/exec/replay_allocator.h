@@ -23,6 +23,9 @@ class ReplayAllocator : public Allocator {
   std::shared_ptr<Storage> allocate(size_t nbytes) override;
   // The next run starts again from the first buffer.
   void rewind() { next_ = 0; }
+  // The buffer backing `s` (if one of ours) is handed over: from now on its slot
+  // in the sequence is allocated afresh on every run.
+  void release(const Storage* s);
   size_t buffers() const { return blocks_.size(); }
   size_t bytes() const;
   // Allocations that had to go to the base allocator (0 once a run was recorded).
@@ -31,7 +34,8 @@ class ReplayAllocator : public Allocator {
 
  private:
   Allocator& base_;
-  std::vector<std::shared_ptr<Storage>> blocks_;
+  std::vector<std::shared_ptr<Storage>> blocks_;  // null: allocated afresh each run
+  std::vector<size_t> sizes_;
   size_t next_ = 0;
   size_t fresh_ = 0;
 };

@@ -289,6 +289,7 @@ Value* Graph::find_value(std::string_view name) const {
 
 Value* Graph::add_input(std::string name, TensorType type) {
   if (type.strides.empty()) type.strides = contiguous_strides(type.sizes);
+  // Guards check the layout; a parsed program's inputs are contiguous at 0.
   Value* v = new_value(std::move(name), std::move(type));
   inputs_.push_back(v);
   return v;

@@ -647,13 +647,24 @@ std::shared_ptr<P2PEngine> lock(const WorkImpl& w) {
 
 }  // namespace
 
+Work Work::deferred(std::function<void()> on_wait) {
+  Work w;
+  w.deferred_ = std::make_shared<std::function<void()>>(std::move(on_wait));
+  return w;
+}
+
 void Work::wait() {
+  if (deferred_) {
+    if (*deferred_) std::exchange(*deferred_, nullptr)();
+    return;
+  }
   if (!impl_) return;
   if (!impl_->done) lock(*impl_)->wait(*impl_);
   if (impl_->error) std::rethrow_exception(impl_->error);
 }
 
 bool Work::is_completed() {
+  SF_CHECK(!deferred_, "Work::is_completed() on a traced P2P op: a traced program can only wait()");
   if (!impl_) return true;
   if (!impl_->done) lock(*impl_)->progress();
   return impl_->done;

@@ -1,0 +1,25 @@
+// The world-group collectives and P2P as torch.distributed spells them, usable
+// in code that sf::compile traces: eagerly they run on the runtime (zero copy
+// on symmetric tensors); inside a trace they record c10d:: ops, and a P2P Work's
+// wait() records c10d::wait_tensor on that op's result.
+//
+//   auto works = dist::batch_isend_irecv({dist::P2POp::send(x, next), dist::P2POp::recv(y, prev)});
+//   Tensor t = x * 2 + 1;                 // overlaps the transfer
+//   for (auto& w : works) w.wait();       // y is ready, x may be written
+#pragma once
+#include <vector>
+
+#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/p2p.h"
+
+namespace symmflow::dist {
+
+CollectiveResult all_reduce_(const Tensor& t, ReduceOp op = ReduceOp::sum);
+CollectiveResult all_gather(const Tensor& in, const Tensor& out);
+CollectiveResult reduce_scatter(const Tensor& in, const Tensor& out, ReduceOp op = ReduceOp::sum);
+CollectiveResult broadcast_(const Tensor& t, int src);
+Work isend(const Tensor& t, int dst, int tag = 0);
+Work irecv(const Tensor& t, int src, int tag = 0);
+std::vector<Work> batch_isend_irecv(const std::vector<P2POp>& ops);
+
+}  // namespace symmflow::dist
