@@ -126,11 +126,16 @@ bool is_list_type(const SchemaType& t) { return t.kind() == SchemaType::Kind::Li
 
 // --- nodes ---------------------------------------------------------------------
 
-std::vector<WriteSlot> Node::writes() const {
+static std::vector<WriteSlot> compute_writes(const Operator& op, const std::vector<Arg>& args) {
+  std::vector<MutatedSlot> slots;
+  if (op.has_mutation_resolver()) {
+    slots = op.mutated_slots(meta_args(args));
+  } else {
+    for (size_t i : op.schema().mutated_arguments()) slots.push_back({i, -1});
+  }
   std::vector<WriteSlot> out;
-  auto args = meta_args(args_);
-  for (const MutatedSlot& m : op_->mutated_slots(args)) {
-    const Arg& a = args_.at(m.arg);
+  for (const MutatedSlot& m : slots) {
+    const Arg& a = args.at(m.arg);
     if (a.kind == Arg::Kind::List && m.elem < 0) {
       for (size_t e = 0; e < a.elems.size(); ++e) out.push_back({m.arg, int64_t(e)});
     } else if (a.kind == Arg::Kind::List || a.kind == Arg::Kind::Value) {
@@ -139,6 +144,11 @@ std::vector<WriteSlot> Node::writes() const {
     // A written optional left None writes nothing.
   }
   return out;
+}
+
+const std::vector<WriteSlot>& Node::writes() const {
+  classify();
+  return writes_;
 }
 
 Value* Node::value_at(const WriteSlot& s) const {
@@ -172,10 +182,10 @@ bool maybe_alias_is_view(const Node& n) {
 
 // One entry per output: {written slot, plain alias slot}. Computed from the
 // schema's alias annotations; functional nodes append their uncovered writes.
-static void classify_outputs(const Node& n, std::vector<std::optional<WriteSlot>>* slots,
+static void classify_outputs(const Node& n, const std::vector<WriteSlot>& writes,
+                             std::vector<std::optional<WriteSlot>>* slots,
                              std::vector<std::optional<WriteSlot>>* aliases) {
   const auto& schema = n.schema();
-  auto writes = n.writes();
   auto written = [&](WriteSlot s) { return std::find(writes.begin(), writes.end(), s) != writes.end(); };
   std::vector<WriteSlot> covered;
   size_t out = 0;
@@ -184,15 +194,12 @@ static void classify_outputs(const Node& n, std::vector<std::optional<WriteSlot>
     auto j = schema.aliased_input_of_return(r);
     if (wait) j = 0;
     if (j && returns_view_when_possible_only(n) && !maybe_alias_is_view(n)) j.reset();
+    const bool list = is_list_type(schema.returns[r].type);
     size_t count = 1;
-    if (is_list_type(schema.returns[r].type)) {
-      count = j && n.arg(*j).kind == Arg::Kind::List ? n.arg(*j).elems.size()
-                                                     : n.outputs().size() - out;
-      if (!n.functional() && !j) count = n.outputs().size() - out;
-    }
+    if (list) count = j && n.arg(*j).kind == Arg::Kind::List ? n.arg(*j).elems.size() : n.outputs().size() - out;
     for (size_t e = 0; e < count && out < n.outputs().size(); ++e, ++out) {
       std::optional<WriteSlot> s;
-      if (j) s = WriteSlot{*j, is_list_type(schema.returns[r].type) ? int64_t(e) : -1};
+      if (j) s = WriteSlot{*j, list ? int64_t(e) : -1};
       if (s && written(*s)) {
         slots->push_back(s);
         aliases->push_back(std::nullopt);
@@ -212,17 +219,25 @@ static void classify_outputs(const Node& n, std::vector<std::optional<WriteSlot>
     }
 }
 
-std::vector<std::optional<WriteSlot>> Node::output_slots() const {
-  std::vector<std::optional<WriteSlot>> slots, aliases;
-  classify_outputs(*this, &slots, &aliases);
-  return slots;
+void Node::classify() const {
+  if (classified_) return;
+  writes_ = compute_writes(*op_, args_);
+  slots_.clear();
+  aliases_.clear();
+  classify_outputs(*this, writes_, &slots_, &aliases_);
+  classified_ = true;
+}
+
+const std::vector<std::optional<WriteSlot>>& Node::output_slots() const {
+  classify();
+  return slots_;
 }
 
 std::vector<Value*> Node::output_aliases() const {
-  std::vector<std::optional<WriteSlot>> slots, aliases;
-  classify_outputs(*this, &slots, &aliases);
+  classify();
   std::vector<Value*> out;
-  for (const auto& a : aliases) out.push_back(a ? value_at(*a) : nullptr);
+  out.reserve(aliases_.size());
+  for (const auto& a : aliases_) out.push_back(a ? value_at(*a) : nullptr);
   return out;
 }
 
@@ -395,11 +410,10 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
   std::vector<TensorType> types;
   for (const auto& t : outs) types.push_back(TensorType::of(t));
   if (n->functional_) {
-    std::vector<Value*> tmp(n_returns, nullptr);
-    n->outputs_ = tmp;
-    auto slots = n->output_slots();
+    n->outputs_.assign(n_returns, nullptr);
+    n->invalidate();
     std::vector<WriteSlot> covered;
-    for (const auto& s : slots) if (s) covered.push_back(*s);
+    for (const auto& s : n->output_slots()) if (s) covered.push_back(*s);
     n->outputs_.clear();
     for (const auto& w : writes)
       if (std::find(covered.begin(), covered.end(), w) == covered.end()) {
@@ -417,6 +431,7 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
     v->output_index_ = int(i);
     n->outputs_.push_back(v);
   }
+  n->invalidate();
 }
 
 std::vector<Value*> Graph::make_in_place(Node* n) {
@@ -424,10 +439,14 @@ std::vector<Value*> Graph::make_in_place(Node* n) {
   std::vector<Value*> dropped(n->outputs_.begin() + long(n->num_returns_), n->outputs_.end());
   n->outputs_.resize(n->num_returns_);
   n->functional_ = false;
+  n->invalidate();
   return dropped;
 }
 
-void Graph::set_op(Node* n, Operator& op) { n->op_ = &op; }
+void Graph::set_op(Node* n, Operator& op) {
+  n->op_ = &op;
+  n->invalidate();
+}
 
 void Graph::append(Node* n) { order_.push_back(n); }
 

@@ -138,12 +138,12 @@ class Node {
   // The tensors this node writes when run as written (not functional): from the
   // schema's alias annotations, or the op's mutation resolver; lists expanded to
   // their elements.
-  std::vector<WriteSlot> writes() const;
+  const std::vector<WriteSlot>& writes() const;
   // The Value at a write slot.
   Value* value_at(const WriteSlot& s) const;
   // For each output: the write slot it is the new value of (functional nodes and
   // `Tensor(a!)` returns), or nullopt for a fresh result or a plain alias.
-  std::vector<std::optional<WriteSlot>> output_slots() const;
+  const std::vector<std::optional<WriteSlot>>& output_slots() const;
   // For each output: the argument value it aliases without writing it (a view's
   // input, a sent tensor), or nullptr.
   std::vector<Value*> output_aliases() const;
@@ -161,8 +161,17 @@ class Node {
   std::vector<Arg> args_;
   std::vector<bool> given_;
   std::vector<Value*> outputs_;
+  void invalidate() { classified_ = false; }
+  void classify() const;
+
   bool functional_ = false;
   size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
+  // What the node writes and what its outputs are, from the schema: computed on
+  // first use and kept (passes ask often), recomputed when the op or the outputs
+  // change. Substituting values in the arguments changes neither.
+  mutable bool classified_ = false;
+  mutable std::vector<WriteSlot> writes_;
+  mutable std::vector<std::optional<WriteSlot>> slots_, aliases_;
   SourceLoc loc_;
   std::string note_;
 };
