@@ -66,7 +66,9 @@ int main(int argc, char** argv) {
         sf::ir::verify(*g, "trace");
         tverify = sfbench::now_s() - a;
       }
-      sf::passes::optimize(*g, {.verify_each = false});
+      sf::passes::PipelineOptions opts;
+      opts.verify_each = false;
+      sf::passes::optimize(*g, opts);
       double t2 = sfbench::now_s();
       sf::exec::CompiledProgram prog(std::move(g));
       double t3 = sfbench::now_s();

@@ -3,27 +3,52 @@
 #include <fmt/format.h>
 
 #include "symmflow/exec/interpreter.h"
+#include "symmflow/ir/alias.h"
+#include "symmflow/kernels/copy.h"
+#include "symmflow/passes/memory_plan.h"
+#include "symmflow/passes/symm_placement.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
 
-CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g)
-    : g_(std::move(g)), regular_(regular_allocator()) {
-  symmetric_node_ = symmetric_needs(*g_).node;
-  // Copies the compiler left: explicit clones it inserted, and the copies a node
-  // still in functional form makes of what it writes.
-  auto bytes = [](const ir::Value* v) { return v->type().numel() * int64_t(element_size(v->type().dtype)); };
-  for (const ir::Node* n : g_->nodes()) {
-    if (n->note().rfind("copy:", 0) == 0) {
-      ++copies_;
-      copy_bytes_ += bytes(n->output(0));
-    } else if (n->functional()) {
-      for (const auto& w : n->writes()) {
-        ++copies_;
-        copy_bytes_ += bytes(n->value_at(w));
-      }
-    }
+namespace {
+
+dist::AllReduceAlgo algo_named(const std::string& a) {
+  if (a == "one_shot") return dist::AllReduceAlgo::one_shot;
+  if (a == "two_shot") return dist::AllReduceAlgo::two_shot;
+  return dist::AllReduceAlgo::automatic;
+}
+
+int64_t bytes_of(const ir::Value* v) { return v->type().numel() * int64_t(element_size(v->type().dtype)); }
+
+}  // namespace
+
+CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)) {
+  // A graph that did not go through the whole pipeline still runs: its
+  // registered symmetric arguments are placed, its buffers planned.
+  if (!g_->plan().planned) {
+    passes::SymmPlacement().run(*g_);
+    passes::MemoryPlanning().run(*g_);
   }
+  const auto& plan = g_->plan();
+  auto roots = ir::storage_roots(*g_);
+  for (const ir::Node* n : g_->nodes()) {
+    Step s{n, {}, false, algo_named(n->algorithm())};
+    for (const ir::Value* o : n->outputs()) {
+      if (plan.slots.count(o->id())) s.planned.push_back(o->id());
+      if (o->symmetric() && roots[size_t(o->id())] == o && !passes::is_builtin_op(*n)) s.scoped = true;
+    }
+    steps_.push_back(std::move(s));
+  }
+  for (const ir::Value* in : g_->inputs()) {
+    input_symmetric_.push_back(in->is_tensor() && in->symmetric());
+    bool written = false;
+    for (const ir::Node* n : g_->nodes())
+      for (const auto& w : n->writes())
+        written |= roots[size_t(n->value_at(w)->id())] == in;
+    input_written_.push_back(written);
+  }
+  arenas_ = std::make_unique<ProgramArenas>(*g_);
 }
 
 CompiledProgram::~CompiledProgram() = default;
@@ -46,47 +71,98 @@ void CompiledProgram::check_guards(std::span<const IValue> inputs) const {
   }
 }
 
+bool CompiledProgram::arena_backed(const Tensor& t) const {
+  const char* p = static_cast<const char*>(t.storage()->data());
+  const char* base = static_cast<const char*>(arenas_->base(ir::Arena::symmetric));
+  return base && p >= base && p < base + arenas_->bytes(ir::Arena::symmetric);
+}
+
+const void* CompiledProgram::buffer_address(const ir::Value* v) const {
+  auto s = arenas_->storage(v->id());
+  return s ? s->data() : nullptr;
+}
+
 std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   check_guards(inputs);
   env_.assign(g_->num_values(), IValue());
-  for (size_t i = 0; i < inputs.size(); ++i) env_[size_t(g_->inputs()[i]->id())] = inputs[i];
-  regular_.rewind();
-  if (symmetric_) symmetric_->rewind();
-  {
-    AllocatorGuard guard(regular_);
-    const auto& nodes = g_->nodes();
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      Allocator* alloc = nullptr;
-      if (symmetric_node_[i]) {
-        if (!symmetric_) symmetric_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
-        alloc = symmetric_.get();
-      }
-      run_node(*g_, *nodes[i], env_, alloc);
+  last_.input_copies = last_.input_copy_bytes = last_.misplaced = 0;
+  last_.output_copies = last_.output_copy_bytes = 0;
+  std::vector<std::pair<Tensor, Tensor>> copy_back;  // (caller's tensor, its symmetric copy)
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ir::Value* p = g_->inputs()[i];
+    IValue v = inputs[i];
+    if (input_symmetric_[i] && !v.to_tensor().is_symmetric()) {
+      // Placement wants it symmetric and the caller's tensor is not: copy it in.
+      const Tensor& t = v.to_tensor();
+      Tensor s(arenas_->storage(p->id()), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
+      kernels::copy_(s, t);
+      ++last_.input_copies;
+      last_.input_copy_bytes += bytes_of(p);
+      if (input_written_[i]) copy_back.emplace_back(t, s);
+      v = IValue(s);
     }
+    env_[size_t(p->id())] = v;
+  }
+  for (const Step& s : steps_) {
+    OpContext ctx(DispatchKey::CPU);
+    dist::AllReduceAlgo algo = s.algo;
+    if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
+    if (s.scoped) {
+      if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
+      run_node(*g_, *s.node, env_, scoped_.get(), &ctx);
+      continue;
+    }
+    std::deque<std::shared_ptr<Storage>> planned;
+    for (int id : s.planned) planned.push_back(arenas_->storage(id));
+    PlannedAllocator alloc(std::move(planned), regular_allocator());
+    if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
+    run_node(*g_, *s.node, env_, &alloc, &ctx);
+    if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
+    for (int id : s.planned)
+      if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
+  }
+  for (auto& [caller, copy] : copy_back) {
+    kernels::copy_(caller, copy);
+    ++last_.input_copies;
+    last_.input_copy_bytes += int64_t(copy.nbytes());
   }
   std::vector<Tensor> outs;
-  for (const ir::Value* v : g_->outputs()) outs.push_back(env_[size_t(v->id())].to_tensor());
-  // The buffers behind the outputs are the caller's from now on: later runs
-  // allocate those afresh and replay only the intermediates.
-  if (runs_++ == 0) {
-    for (const auto& t : outs) {
-      regular_.release(t.storage().get());
-      if (symmetric_) symmetric_->release(t.storage().get());
+  for (const ir::Value* v : g_->outputs()) {
+    Tensor t = env_[size_t(v->id())].to_tensor();
+    if (t.is_symmetric() && arena_backed(t)) {
+      // The program's symmetric buffer: the caller gets a copy it may keep.
+      t = kernels::clone(t);
+      ++last_.output_copies;
+      last_.output_copy_bytes += int64_t(t.nbytes());
     }
+    outs.push_back(t);
   }
-  // Nothing but the outputs stays referenced between runs.
-  env_.clear();
+  if (runs_++ == 0 && scoped_)
+    for (const auto& t : outs) scoped_->release(t.storage().get());
+  env_.clear();  // nothing but the outputs stays referenced between runs
   return outs;
 }
 
 ProgramStats CompiledProgram::stats() const {
-  ProgramStats s;
+  ProgramStats s = last_;
   s.runs = runs_;
-  s.copies = copies_;
-  s.copy_bytes = copy_bytes_;
-  s.buffers = regular_.buffers();
-  s.buffer_bytes = regular_.bytes();
-  s.symmetric_bytes = symmetric_ ? symmetric_->bytes() : 0;
+  // Copies the compiler left: explicit clones it inserted, and the copies a node
+  // still in functional form makes of what it writes.
+  s.copies = s.copy_bytes = 0;
+  for (const ir::Node* n : g_->nodes()) {
+    if (n->note().rfind("copy:", 0) == 0) {
+      ++s.copies;
+      s.copy_bytes += bytes_of(n->output(0));
+    } else if (n->functional()) {
+      for (const auto& w : n->writes()) {
+        ++s.copies;
+        s.copy_bytes += bytes_of(n->value_at(w));
+      }
+    }
+  }
+  s.buffers = g_->plan().slots.size();
+  s.regular_bytes = arenas_->bytes(ir::Arena::regular);
+  s.symmetric_bytes = arenas_->bytes(ir::Arena::symmetric) + (scoped_ ? int64_t(scoped_->bytes()) : 0);
   return s;
 }
 

@@ -1,13 +1,19 @@
 // CompiledProgram: an optimized graph ready to run again and again. Its
-// instruction list is the graph's nodes in order, with each node's arguments
-// and symmetric-memory needs resolved once. Intermediate buffers are allocated
-// by the first run and replayed by every later one (ReplayAllocator): same
-// addresses, no allocation; only the returned tensors are new on every run, so
-// a caller may keep them. run() checks guards first — each input's dtype, sizes,
-// strides and storage offset must be those the program was compiled for.
+// instruction list is the graph's nodes in order, with each node's planned
+// buffers, algorithm and symmetric-memory needs resolved once at load:
+// - the memory plan's arenas are allocated at load (the symmetric one is one
+//   collective allocation, checked across ranks first) and every run reuses
+//   them: same addresses, no allocation for planned buffers;
+// - graph inputs that placement wants symmetric are copied into their
+//   symmetric buffer unless the caller's tensor already is symmetric (and copied
+//   back when the program writes them);
+// - only the returned tensors (and kernels' own temporaries) are allocated per
+//   run, so a caller may keep what a run returned.
+// run() checks guards first: each input's dtype, sizes, strides and storage
+// offset must be those the program was compiled for.
 //
 //   passes::optimize(*g);
-//   CompiledProgram prog(std::move(g));
+//   CompiledProgram prog(std::move(g));   // collective when the plan has symmetric buffers
 //   auto outs = prog.run(inputs);
 #pragma once
 #include <cstdint>
@@ -15,18 +21,25 @@
 #include <span>
 #include <vector>
 
+#include "symmflow/exec/arenas.h"
 #include "symmflow/exec/replay_allocator.h"
 #include "symmflow/ir/graph.h"
+#include "symmflow/runtime/collectives.h"
 
 namespace symmflow::exec {
 
 struct ProgramStats {
   int64_t runs = 0;
-  int64_t copies = 0;        // copies the compiler inserted (aten::clone noted "copy:"), per run
+  int64_t copies = 0;  // per run: compiler-inserted clones and functional copies
   int64_t copy_bytes = 0;
-  size_t buffers = 0;        // regular buffers held across runs
-  size_t buffer_bytes = 0;
-  size_t symmetric_bytes = 0;
+  int64_t input_copies = 0;  // last run: inputs copied into symmetric memory (and back)
+  int64_t input_copy_bytes = 0;
+  size_t buffers = 0;  // planned buffers
+  int64_t regular_bytes = 0;    // regular arena
+  int64_t symmetric_bytes = 0;  // symmetric arena + symmetric scopes of custom ops
+  int64_t misplaced = 0;        // planned results a kernel put elsewhere (last run)
+  int64_t output_copies = 0;    // last run: returned tensors copied out of the symmetric arena
+  int64_t output_copy_bytes = 0;
 };
 
 class CompiledProgram {
@@ -34,21 +47,30 @@ class CompiledProgram {
   explicit CompiledProgram(std::unique_ptr<ir::Graph> g);
   ~CompiledProgram();
 
-  // Fresh output tensors (or the inputs/views of them the program returns).
   std::vector<Tensor> run(std::span<const IValue> inputs);
   const ir::Graph& graph() const { return *g_; }
   ProgramStats stats() const;
   // Checks that these inputs fit the program; an Error naming the input otherwise.
   void check_guards(std::span<const IValue> inputs) const;
+  // The planned buffer of a value (tests check that addresses never change).
+  const void* buffer_address(const ir::Value* v) const;
 
  private:
+  bool arena_backed(const Tensor& t) const;
+  struct Step {
+    const ir::Node* node;
+    std::vector<int> planned;    // ids of the results that have a planned buffer, in order
+    bool scoped = false;         // an opaque custom op whose results must be symmetric
+    dist::AllReduceAlgo algo = dist::AllReduceAlgo::automatic;
+  };
   std::unique_ptr<ir::Graph> g_;
-  std::vector<bool> symmetric_node_;
+  std::vector<Step> steps_;
+  std::unique_ptr<ProgramArenas> arenas_;
+  std::vector<bool> input_symmetric_, input_written_;
   std::vector<IValue> env_;
-  ReplayAllocator regular_;
-  std::unique_ptr<ReplayAllocator> symmetric_;  // over the world's heap, made on first use
+  std::unique_ptr<ReplayAllocator> scoped_;  // symmetric allocations of custom ops, replayed
   int64_t runs_ = 0;
-  int64_t copies_ = 0, copy_bytes_ = 0;
+  ProgramStats last_;
 };
 
 }  // namespace symmflow::exec

@@ -10,7 +10,7 @@
 
 namespace symmflow::exec {
 
-void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc) {
+void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc, OpContext* ctx_in) {
   std::vector<IValue> args = g.materialize_args(n, env);
   std::optional<AllocatorGuard> guard;
   if (alloc) guard.emplace(*alloc);
@@ -27,7 +27,8 @@ void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, A
       slot = IValue(kernels::clone_layout(slot.to_tensor()));
     }
   }
-  OpContext ctx(DispatchKey::CPU);
+  OpContext local(DispatchKey::CPU);
+  OpContext& ctx = ctx_in ? *ctx_in : local;
   std::vector<IValue> results = n.op().call(ctx, args);
   std::vector<Tensor> outs = ir::flatten_results(results);
   if (n.functional()) {

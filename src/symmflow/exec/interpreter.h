@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/library/op_context.h"
 
 namespace symmflow::exec {
 
 // Runs one node: reads its arguments from env, writes its outputs into env. With
 // `alloc`, the node's allocations come from it (a symmetric allocator for results
 // that must be symmetric, see symmetric_needs).
-void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc = nullptr);
+// `ctx` carries services for the kernels (a compiled program's algorithm choice).
+void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc = nullptr,
+              OpContext* ctx = nullptr);
 
 std::vector<Tensor> run_eager(const ir::Graph& g, std::span<const IValue> inputs);
 

@@ -168,15 +168,28 @@ RankReport run_on_this_rank(const RunRequest& req) {
   std::unique_ptr<CompiledProgram> prog;
   if (compiled) {
     auto cg = g->clone();
-    passes::optimize(*cg, {.verify_each = true, .dump = req.dump, .stop_after = req.stop_after});
+    passes::PipelineOptions opts;
+    opts.dump = req.dump;
+    opts.stop_after = req.stop_after;
+    opts.placement = req.placement;
+    passes::optimize(*cg, opts);
     prog = std::make_unique<CompiledProgram>(std::move(cg));
-    compiled_in = make_inputs(*g, req, rep.rank, needs.input);
+    std::vector<bool> symmetric_inputs = needs.input;
+    if (req.symmetric_inputs) symmetric_inputs.assign(symmetric_inputs.size(), true);
+    compiled_in = make_inputs(*g, req, rep.rank, symmetric_inputs);
     auto before = dist::staged_copy_stats();
     compiled_out = timed(req.iters, &rep.compiled_s, [&] { return prog->run(compiled_in); });
     auto after = dist::staged_copy_stats();
     rep.staged_copies = after.count - before.count;
     rep.staged_copy_bytes = after.bytes - before.bytes;
     rep.stats = prog->stats();
+    for (const auto& t : compiled_out) rep.output_bytes += int64_t(t.nbytes());
+    const auto& pg = prog->graph();
+    for (const ir::Node* n : pg.nodes())
+      if (!n->algorithm().empty())
+        rep.algorithms.emplace_back(
+            fmt::format("{}:{} {}", n->loc().line, n->loc().col, n->op_name()), n->algorithm());
+    rep.decisions = pg.plan().decisions;
   }
   if (eager && compiled) {
     rep.compared = true;

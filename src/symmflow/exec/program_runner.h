@@ -13,6 +13,7 @@
 
 #include "symmflow/exec/compiled_program.h"
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/symm_placement.h"
 
 namespace symmflow::exec {
 
@@ -28,6 +29,8 @@ struct RunRequest {
   // Called with each pipeline step and the graph after it (--dump-ir).
   std::function<void(std::string_view step, const ir::Graph& g)> dump;
   std::string stop_after;  // compile only up to this pipeline step
+  passes::PlacementOptions placement;
+  bool symmetric_inputs = false;  // the caller's inputs are symmetric tensors
 };
 
 struct RankReport {
@@ -40,6 +43,9 @@ struct RankReport {
   ProgramStats stats;
   int64_t eager_peak_bytes = 0;
   uint64_t staged_copies = 0, staged_copy_bytes = 0;  // runtime staging, compiled runs
+  int64_t output_bytes = 0;                            // what a compiled run returns
+  std::vector<std::pair<std::string, std::string>> algorithms;  // (node, algorithm)
+  std::vector<ir::PlacementDecision> decisions;
 };
 
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.

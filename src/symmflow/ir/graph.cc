@@ -512,9 +512,11 @@ std::unique_ptr<Graph> Graph::clone() const {
     c->num_returns_ = n->num_returns_;
     c->loc_ = n->loc_;
     c->note_ = n->note_;
+    c->algorithm_ = n->algorithm_;
     for (const auto& a : n->args_) c->args_.push_back(remap(a));
     for (Value* o : n->outputs_) {
       Value* v = g->new_value(o->name(), o->type(), o->kind());
+      v->symmetric_ = o->symmetric_;
       v->producer_ = c.get();
       v->output_index_ = o->output_index_;
       c->outputs_.push_back(v);

@@ -69,6 +69,9 @@ class Value {
   // The node that defines it (nullptr for a graph input) and which of its results.
   Node* producer() const { return producer_; }
   int output_index() const { return output_index_; }
+  // Placement (passes/symm_placement): this value's storage must be symmetric.
+  bool symmetric() const { return symmetric_; }
+  void set_symmetric(bool s) { symmetric_ = s; }
 
  private:
   friend class Graph;
@@ -79,6 +82,35 @@ class Value {
   Node* producer_ = nullptr;
   int output_index_ = -1;
   bool generated_name_ = false;
+  bool symmetric_ = false;
+};
+
+// Where a buffer lives (passes/memory_plan): an arena and an offset in it.
+enum class Arena : uint8_t { regular, symmetric };
+struct BufferSlot {
+  Arena arena = Arena::regular;
+  int64_t offset = 0;  // bytes
+  int64_t bytes = 0;
+};
+
+// What symm_placement decided for one value an op needs symmetric (--explain).
+struct PlacementDecision {
+  enum class Kind : uint8_t { planned, view_base, scope, input_copy, staged };
+  Kind kind = Kind::planned;
+  std::string value;      // the value the op reads ("%h")
+  std::string op;         // the op that needs it, and which argument
+  std::string reason;
+  int64_t bytes_copied = 0;  // per run, when the input is not already symmetric
+};
+
+// The compiled program's memory: the passes fill it, the executor allocates it.
+struct MemoryPlan {
+  bool planned = false;
+  bool sentinels = false;                    // 64 guard bytes after every planned buffer
+  int64_t arena_bytes[2] = {0, 0};           // regular, symmetric
+  std::unordered_map<int, BufferSlot> slots;  // by Value id: buffers the plan holds
+  uint64_t symmetric_hash = 0;                // compared across ranks at load
+  std::vector<PlacementDecision> decisions;
 };
 
 // One argument: a value, a constant, an int expression over rank/world (its value
@@ -154,6 +186,10 @@ class Node {
   // --explain and the copy counters; empty for the program's own nodes.
   const std::string& note() const { return note_; }
   void set_note(std::string s) { note_ = std::move(s); }
+  // The algorithm collective_lowering chose ("one_shot", "two_shot", "staged"),
+  // or empty; the executor passes it to the runtime.
+  const std::string& algorithm() const { return algorithm_; }
+  void set_algorithm(std::string a) { algorithm_ = std::move(a); }
 
  private:
   friend class Graph;
@@ -174,6 +210,7 @@ class Node {
   mutable std::vector<std::optional<WriteSlot>> slots_, aliases_;
   SourceLoc loc_;
   std::string note_;
+  std::string algorithm_;
 };
 
 // Arguments as written at a call site, before binding.
@@ -245,8 +282,11 @@ class Graph {
   IValue materialize(const Arg& a, std::span<const IValue> env) const;
   std::vector<IValue> materialize_args(const Node& n, std::span<const IValue> env) const;
 
-  // A graph equal to this one (same names, nodes, types); for tests and passes
-  // that need to keep the original.
+  MemoryPlan& plan() { return plan_; }
+  const MemoryPlan& plan() const { return plan_; }
+
+  // A graph equal to this one (same names, nodes, types; not the memory plan,
+  // whose value ids do not carry over); for passes that need to keep the original.
   std::unique_ptr<Graph> clone() const;
 
  private:
@@ -264,6 +304,7 @@ class Graph {
   std::unordered_map<std::string, Value*> by_name_;
   size_t next_fresh_ = 0;
   std::unordered_map<std::string, int> next_version_;
+  MemoryPlan plan_;
 };
 
 // Flattens an op's results (Tensor or Tensor[] per return) into tensors.

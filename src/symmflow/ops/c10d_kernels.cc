@@ -50,27 +50,34 @@ void check_symmetric_args(std::string_view op, Args a) {
   }
 }
 
-Results all_reduce(OpContext&, Args a) {
+// The algorithm a compiled program chose for this node (collective_lowering),
+// attached to the OpContext by the executor; automatic otherwise.
+dist::AllReduceAlgo algo_of(const OpContext& ctx) {
+  const auto* a = ctx.get<dist::AllReduceAlgo>();
+  return a ? *a : dist::AllReduceAlgo::automatic;
+}
+
+Results all_reduce(OpContext& ctx, Args a) {
   const Tensor& in = tensor_arg(a, 0);
   Tensor out = empty_like(in);
-  dist::all_reduce(group_arg(a, 2), in, out, reduce_arg(a, 1));
+  dist::all_reduce(group_arg(a, 2), in, out, reduce_arg(a, 1), algo_of(ctx));
   return {out};
 }
-Results all_reduce_inplace(OpContext&, Args a) {
-  dist::all_reduce_(group_arg(a, 2), tensor_arg(a, 0), reduce_arg(a, 1));
+Results all_reduce_inplace(OpContext& ctx, Args a) {
+  dist::all_reduce_(group_arg(a, 2), tensor_arg(a, 0), reduce_arg(a, 1), algo_of(ctx));
   return {a[0]};
 }
-Results all_reduce_coalesced(OpContext&, Args a) {
+Results all_reduce_coalesced(OpContext& ctx, Args a) {
   IValueList out;
   for (const auto& v : a[0].to_list()) {
     Tensor o = empty_like(v.to_tensor());
-    dist::all_reduce(group_arg(a, 2), v.to_tensor(), o, reduce_arg(a, 1));
+    dist::all_reduce(group_arg(a, 2), v.to_tensor(), o, reduce_arg(a, 1), algo_of(ctx));
     out.emplace_back(o);
   }
   return {IValue(std::move(out))};
 }
-Results all_reduce_coalesced_inplace(OpContext&, Args a) {
-  for (const auto& v : a[0].to_list()) dist::all_reduce_(group_arg(a, 2), v.to_tensor(), reduce_arg(a, 1));
+Results all_reduce_coalesced_inplace(OpContext& ctx, Args a) {
+  for (const auto& v : a[0].to_list()) dist::all_reduce_(group_arg(a, 2), v.to_tensor(), reduce_arg(a, 1), algo_of(ctx));
   return {a[0]};
 }
 Tensor gather_into(ProcessGroup& g, const Tensor& in, int64_t group_size, const char* op) {

@@ -9,12 +9,17 @@
 #include "symmflow/passes/cse.h"
 #include "symmflow/passes/dce.h"
 #include "symmflow/passes/functionalize.h"
+#include "symmflow/passes/collective_lowering.h"
+#include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/reinplace.h"
+#include "symmflow/passes/symm_placement.h"
 
 namespace symmflow::passes {
 
 const std::vector<std::string_view>& pipeline_steps() {
-  static const std::vector<std::string_view> steps = {"input", "functionalize", "dce", "cse", "reinplace", "dce.final"};
+  static const std::vector<std::string_view> steps = {"input",     "functionalize",  "dce",
+                                                      "cse",       "reinplace",      "dce.final",
+                                                      "symm_placement", "collective_lowering", "memory_plan"};
   return steps;
 }
 
@@ -34,12 +39,20 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   DeadCodeElimination dce;
   CommonSubexpressionElimination cse;
   Reinplace reinplace;
+  SymmPlacement placement(opts.placement);
+  CollectiveLowering lowering;
+  MemoryPlanning memory_plan(opts.sentinels);
   step("input", nullptr);
   step("functionalize", &functionalize);
   step("dce", &dce);
   step("cse", &cse);
   step("reinplace", &reinplace);
   step("dce.final", &dce);
+  // Placement decides on the final buffers: after reinplace, an op that runs in
+  // place on its input needs that input's buffer symmetric.
+  step("symm_placement", &placement);
+  step("collective_lowering", &lowering);
+  step("memory_plan", &memory_plan);
 }
 
 }  // namespace symmflow::passes

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/symm_placement.h"
 
 namespace symmflow::passes {
 
@@ -19,6 +20,14 @@ struct PipelineOptions {
   // Stop after this step ("" = run all): `--stop-after functionalize` runs the
   // functional program itself, which shows that functionalization alone is exact.
   std::string stop_after;
+  PlacementOptions placement;
+  // 64 guard bytes after every planned buffer, checked after the node that makes
+  // it (on in debug builds).
+#ifdef NDEBUG
+  bool sentinels = false;
+#else
+  bool sentinels = true;
+#endif
 };
 
 void optimize(ir::Graph& g, const PipelineOptions& opts = {});

@@ -48,18 +48,30 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
   nlohmann::json j;
   j["check"] = r.compared ? nlohmann::json(all_match ? "ok" : "mismatch") : nlohmann::json(nullptr);
   const int64_t runs = std::max(1, iters);
-  j["copies"] = {{"count", r.stats.copies + int64_t(r.staged_copies) / runs},
-                 {"bytes", r.stats.copy_bytes + int64_t(r.staged_copy_bytes) / runs},
+  const int64_t staged = int64_t(r.staged_copies) / runs, staged_bytes = int64_t(r.staged_copy_bytes) / runs;
+  // Per run: what the compiler inserted, inputs copied into symmetric memory (and
+  // back), what the runtime staged because a buffer was not symmetric, and
+  // returned tensors copied out of the symmetric arena.
+  j["copies"] = {{"count", r.stats.copies + r.stats.input_copies + staged + r.stats.output_copies},
+                 {"bytes", r.stats.copy_bytes + r.stats.input_copy_bytes + staged_bytes + r.stats.output_copy_bytes},
                  {"compiler", {{"count", r.stats.copies}, {"bytes", r.stats.copy_bytes}}},
-                 {"staged", {{"count", int64_t(r.staged_copies) / runs}, {"bytes", int64_t(r.staged_copy_bytes) / runs}}}};
+                 {"inputs_to_symmetric", {{"count", r.stats.input_copies}, {"bytes", r.stats.input_copy_bytes}}},
+                 {"staged", {{"count", staged}, {"bytes", staged_bytes}}},
+                 {"outputs_from_symmetric", {{"count", r.stats.output_copies}, {"bytes", r.stats.output_copy_bytes}}}};
   j["symmetric_bytes"] = r.stats.symmetric_bytes;
   j["algorithms"] = nlohmann::json::object();
+  for (const auto& [node, algo] : r.algorithms) j["algorithms"][node] = algo;
+  j["placement"] = nlohmann::json::array();
+  for (const auto& d : r.decisions)
+    j["placement"].push_back({{"value", d.value}, {"op", d.op}, {"reason", d.reason}, {"bytes_copied", d.bytes_copied}});
   j["eager_s"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_s);
   j["compiled_s"] = mode == exec::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(r.compiled_s);
-  j["peak_bytes"] = mode == exec::RunMode::eager ? r.eager_peak_bytes
-                                                 : int64_t(r.stats.buffer_bytes + r.stats.symmetric_bytes);
+  const int64_t compiled_peak = r.stats.regular_bytes + r.stats.symmetric_bytes + r.output_bytes;
+  j["peak_bytes"] = mode == exec::RunMode::eager ? r.eager_peak_bytes : compiled_peak;
   j["eager_peak_bytes"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_peak_bytes);
+  j["compiled_peak_bytes"] = mode == exec::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(compiled_peak);
   j["buffers"] = r.stats.buffers;
+  j["misplaced_results"] = r.stats.misplaced;
   return j;
 }
 

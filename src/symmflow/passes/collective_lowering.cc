@@ -1,0 +1,88 @@
+#include "symmflow/passes/collective_lowering.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "symmflow/ir/alias.h"
+#include "symmflow/runtime/collectives.h"
+
+namespace symmflow::passes {
+
+std::string tune_file_path() {
+  if (const char* p = std::getenv("SYMMFLOW_TUNE_FILE")) return p;
+  const char* home = std::getenv("HOME");
+  return fmt::format("{}/.cache/symmflow/tune.json", home ? home : ".");
+}
+
+std::optional<size_t> tuned_one_shot_max_bytes(int world, const std::string& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::ifstream f(path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("{}: not a symmflow tune file ({}); rerun `symmflow tune` or remove it", path, e.what()));
+  }
+  auto it = j.find("one_shot_max_bytes");
+  if (it == j.end() || !it->is_object())
+    throw Error(fmt::format("{}: expected an object \"one_shot_max_bytes\" keyed by world size", path));
+  auto e = it->find(std::to_string(world));
+  if (e == it->end()) return std::nullopt;
+  return e->get<size_t>();
+}
+
+size_t one_shot_max_bytes(int world, std::string* source) {
+  std::string path = tune_file_path();
+  if (auto t = tuned_one_shot_max_bytes(world, path)) {
+    if (source) *source = path;
+    return *t;
+  }
+  if (source) *source = "runtime default (SYMMFLOW_ONE_SHOT_MAX_BYTES)";
+  return dist::thresholds().one_shot_max_bytes;
+}
+
+namespace {
+
+bool is_all_reduce(const ir::Node& n) {
+  const auto& s = n.schema();
+  return s.ns == "c10d" && (s.name == "all_reduce" || s.name == "all_reduce_" || s.name == "all_reduce_coalesced" ||
+                            s.name == "all_reduce_coalesced_");
+}
+
+}  // namespace
+
+bool CollectiveLowering::run(ir::Graph& g) {
+  auto roots = ir::storage_roots(g);
+  auto symmetric = [&](const ir::Value* v) { return roots[size_t(v->id())] && roots[size_t(v->id())]->symmetric(); };
+  const size_t threshold = one_shot_max_bytes(g.world());
+  bool changed = false;
+  for (ir::Node* n : g.nodes()) {
+    const auto& s = n->schema();
+    std::string algo;
+    if (s.ns == "symm_mem") {
+      if (s.name.find("all_reduce") == std::string::npos) algo = "direct";
+      else algo = s.name.find("two_shot") != std::string::npos ? "two_shot" : "one_shot";
+    } else if (s.ns == "c10d" && s.name != "wait_tensor") {
+      bool all_symmetric = true;
+      int64_t bytes = 0;
+      n->arg(0).for_each_value([&](ir::Value* v) {
+        all_symmetric &= symmetric(v);
+        bytes = std::max(bytes, v->type().numel() * int64_t(element_size(v->type().dtype)));
+      });
+      if (!all_symmetric) algo = "staged";
+      else if (!is_all_reduce(*n)) algo = "direct";
+      else algo = g.world() <= 1 || size_t(bytes) <= threshold ? "one_shot" : "two_shot";
+    }
+    if (!algo.empty() && algo != n->algorithm()) {
+      n->set_algorithm(algo);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+}  // namespace symmflow::passes

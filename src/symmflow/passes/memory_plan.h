@@ -1,0 +1,50 @@
+// memory_plan: liveness-based offsets for every buffer the compiled program
+// holds, in two arenas — regular and symmetric — over the final instruction
+// order. The symmetric arena is allocated once per compiled program (one
+// collective allocation at load) and reused by every run: same offsets on every
+// rank, every iteration. Its plan is deterministic and hashed; ranks compare the
+// hashes at load.
+//
+//   %a = aten::mul(%x, 2.0)     %a: regular +0    (64 B)
+//   %b = aten::add(%a, 1.0)     %b: regular +64   (%a is still read below)
+//   %c = aten::mul(%a, %b)      %c: regular +0?   no: %a dies here, after %c is made
+//   %d = aten::neg(%c)          %d: regular +0    (%a and %b are dead: reused)
+//
+// Reuse rules, in order (a buffer is a fresh result and every view and in-place
+// result of it, which share it):
+// 1. A buffer lives from its producer to the last node that reads any value of it.
+// 2. Not planned (the kernel allocates it on every run): regular buffers that
+//    reach the graph's outputs (the caller keeps them), results of functional
+//    nodes (they also allocate their copies), results of opaque custom ops run
+//    under a symmetric scope, and empty tensors. A symmetric buffer that reaches
+//    an output is planned all the same (symmetric memory is the program's, at a
+//    fixed offset): the executor copies the returned tensor out of it.
+// 3. At each node, buffers whose last read came before it are freed first; then
+//    the node's new buffers take the lowest free offset that fits (first fit), so
+//    a result never overlaps an input of the node that makes it.
+// 4. Offsets are 64-byte aligned; with sentinels on, 64 guard bytes follow each
+//    buffer (checked after every run).
+// 5. Graph inputs that placement copies into symmetric memory get a symmetric
+//    buffer live from the start to their last read.
+#pragma once
+#include "symmflow/passes/pass.h"
+
+namespace symmflow::passes {
+
+class MemoryPlanning : public Pass {
+ public:
+  explicit MemoryPlanning(bool sentinels = false) : sentinels_(sentinels) {}
+  std::string_view name() const override { return "memory_plan"; }
+  bool run(ir::Graph& g) override;
+
+ private:
+  bool sentinels_;
+};
+
+constexpr int64_t kBufferAlign = 64;
+constexpr int64_t kSentinelBytes = 64;
+
+// Bytes a value's storage needs: its storage offset plus its extent.
+int64_t storage_bytes(const ir::TensorType& t);
+
+}  // namespace symmflow::passes

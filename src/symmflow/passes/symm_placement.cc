@@ -1,0 +1,146 @@
+#include "symmflow/passes/symm_placement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "symmflow/ir/alias.h"
+
+namespace symmflow::passes {
+
+using ir::Node;
+using ir::PlacementDecision;
+using ir::Value;
+
+bool is_builtin_op(const Node& n) {
+  const auto& ns = n.schema().ns;
+  return ns == "aten" || ns == "c10d" || ns == "symm_mem";
+}
+
+std::string group_of(const Node& n) {
+  auto i = n.schema().argument_index("group_name");
+  if (!i || !n.arg(*i).constant.is_string()) return "";
+  return n.arg(*i).constant.to_string();
+}
+
+namespace {
+
+bool wants_symmetric(const Node& n) {
+  const auto& s = n.schema();
+  return s.ns == "c10d" && s.name != "wait_tensor";
+}
+
+bool is_p2p(const Node& n) {
+  const auto& s = n.schema();
+  return s.ns == "c10d" && (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv");
+}
+
+int64_t bytes_of(const Value* v) {
+  return v->type().numel() * int64_t(element_size(v->type().dtype));
+}
+
+// One storage that some op wants symmetric.
+struct Want {
+  bool hard = false;                 // registered or hinted: must be symmetric
+  bool p2p_only = true;              // wanted by P2P ops only
+  std::set<std::string> groups;      // the groups that want it
+  std::vector<std::pair<Value*, std::string>> uses;  // (value read, "op(arg)")
+};
+
+}  // namespace
+
+bool SymmPlacement::run(ir::Graph& g) {
+  auto& decisions = g.plan().decisions;
+  decisions.clear();
+  auto roots = ir::storage_roots(g);
+  // By storage root, in value order (a deterministic plan on every rank).
+  auto by_id = [](Value* a, Value* b) { return a->id() < b->id(); };
+  std::map<Value*, Want, decltype(by_id)> ordered(by_id);
+
+  for (const Node* n : g.nodes()) {
+    const auto& schema = n->schema();
+    std::vector<std::string> hard = n->op().symm_mem_args();
+    for (const auto& [op, arg] : o_.hints)
+      if (op == n->op_name() || op == schema.qualified_name()) hard.push_back(arg);
+    const std::string group = group_of(*n);
+    for (size_t i = 0; i < schema.arguments.size(); ++i) {
+      const std::string& arg = schema.arguments[i].name;
+      const bool is_hard = std::find(hard.begin(), hard.end(), arg) != hard.end();
+      if (!is_hard && (!o_.enabled || !wants_symmetric(*n))) continue;
+      n->arg(i).for_each_value([&](Value* v) {
+        if (!v->is_tensor()) return;
+        Value* r = roots[size_t(v->id())];
+        Want& w = ordered[r];
+        w.hard |= is_hard;
+        w.p2p_only &= !is_hard && is_p2p(*n);
+        if (!group.empty()) w.groups.insert(group);
+        w.uses.emplace_back(v, fmt::format("{}({})", n->op_name(), arg));
+      });
+    }
+    // A collective's own fresh results are in the same group as its inputs.
+    if (o_.enabled && wants_symmetric(*n))
+      for (Value* o : n->outputs())
+        if (roots[size_t(o->id())] == o) {
+          Want& w = ordered[o];
+          w.p2p_only &= is_p2p(*n);
+          if (!group.empty()) w.groups.insert(group);
+          w.uses.emplace_back(o, fmt::format("{}(result)", n->op_name()));
+        }
+  }
+
+  bool changed = false;
+  for (auto& [root, w] : ordered) {
+    const auto& [value, use] = w.uses.front();
+    PlacementDecision d;
+    d.value = "%" + value->name();
+    d.op = use;
+    if (w.groups.size() > 1) {
+      d.kind = PlacementDecision::Kind::staged;
+      d.reason = fmt::format("needed symmetric in groups {} at once: a buffer lives in one group's heap; "
+                             "the staged path copies instead",
+                             fmt::join(w.groups, ", "));
+      decisions.push_back(d);
+      continue;
+    }
+    const Node* p = root->producer();
+    if (!p && w.p2p_only) {
+      // A receive overwrites the buffer and a send reads it once: copying the
+      // caller's tensor in (and a received one back) costs what staging costs.
+      d.kind = PlacementDecision::Kind::staged;
+      d.reason = fmt::format("graph input %{} used only by P2P: the transfer is staged rather than "
+                             "copying the input into symmetric memory and back",
+                             root->name());
+      decisions.push_back(d);
+      continue;
+    }
+    root->set_symmetric(true);
+    changed = true;
+    if (!p) {
+      d.kind = PlacementDecision::Kind::input_copy;
+      d.bytes_copied = bytes_of(root);
+      d.reason = fmt::format("graph input %{}: copied into a symmetric buffer before the run, unless the "
+                             "caller passes a symmetric tensor (then 0 copies)",
+                             root->name());
+    } else if (!is_builtin_op(*p)) {
+      d.kind = PlacementDecision::Kind::scope;
+      d.reason = fmt::format("produced by {}, an opaque custom op: it runs under a symmetric-allocation "
+                             "scope, so its results are symmetric (0 copies)",
+                             p->op_name());
+    } else if (value != root) {
+      d.kind = PlacementDecision::Kind::view_base;
+      d.reason = fmt::format("a view of %{}: its base, produced by {}, is planned in the symmetric arena "
+                             "(0 copies)",
+                             root->name(), p->op_name());
+    } else {
+      d.kind = PlacementDecision::Kind::planned;
+      d.reason = fmt::format("produced by {}, which writes straight into the symmetric arena (0 copies)",
+                             p->op_name());
+    }
+    decisions.push_back(d);
+  }
+  return changed;
+}
+
+}  // namespace symmflow::passes
