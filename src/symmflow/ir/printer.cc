@@ -60,13 +60,31 @@ std::string print_arg(const Arg& a) {
   return "?";
 }
 
+namespace {
+
+// " @symmetric+128" for a planned buffer, " symmetric" for one placed but not planned.
+std::string placement(const Graph& g, const Value* v) {
+  auto it = g.plan().slots.find(v->id());
+  if (it != g.plan().slots.end())
+    return fmt::format(" @{}+{}", it->second.arena == Arena::symmetric ? "symmetric" : "regular", it->second.offset);
+  return v->symmetric() ? " symmetric" : "";
+}
+
+}  // namespace
+
 std::string print_graph(const Graph& g, const PrintOptions& opts) {
   std::string out;
   std::vector<std::string> params, rets;
   for (const Value* v : g.inputs()) params.push_back(fmt::format("%{}: {}", v->name(), v->type_str()));
   for (const auto& t : g.output_types()) rets.push_back(t.str());
+  if (opts.types && g.plan().planned)
+    out += fmt::format("# memory plan: regular arena {} bytes, symmetric arena {} bytes\n", g.plan().arena_bytes[0],
+                       g.plan().arena_bytes[1]);
   out += fmt::format("graph @{}({}) -> ({}) {{\n", g.name(), fmt::join(params, ", "),
                      fmt::join(rets, ", "));
+  if (opts.types)
+    for (const Value* v : g.inputs())
+      if (v->symmetric()) out += fmt::format("  # input %{}: copied into symmetric memory{}\n", v->name(), placement(g, v));
 
   // A statement names its results when any of them is used.
   std::unordered_set<const Value*> used(g.outputs().begin(), g.outputs().end());
@@ -97,10 +115,12 @@ std::string print_graph(const Graph& g, const PrintOptions& opts) {
       }
     }
     line += fmt::format("{}({})", n->op_name(), fmt::join(args, ", "));
-    if (opts.types && !n->outputs().empty()) {
+    if (opts.types && (!n->outputs().empty() || !n->algorithm().empty())) {
       std::vector<std::string> types;
-      for (const Value* o : n->outputs()) types.push_back(o->type().str(true));
+      for (const Value* o : n->outputs()) types.push_back(o->type().str(true) + placement(g, o));
       line += fmt::format("  # {}", fmt::join(types, ", "));
+      if (!n->algorithm().empty()) line += fmt::format("{}algorithm {}", types.empty() ? "" : "; ", n->algorithm());
+      if (!n->note().empty()) line += "; " + n->note();
     }
     out += line + "\n";
   }

@@ -23,6 +23,8 @@ struct CompileOptions {
   bool explain = false;
   std::string dot;
   std::vector<std::string> loads;
+  bool no_placement = false;
+  std::vector<std::string> hints;
 };
 
 int run_compile(const CompileOptions& o) {
@@ -35,6 +37,7 @@ int run_compile(const CompileOptions& o) {
     auto g = ir::parse_graph_file(o.file, o.rank, o.world);
     passes::PipelineOptions p;
     if (!o.dump_ir.empty()) p.dump = make_ir_dumper(o.dump_ir);
+    p.placement = placement_options(o.no_placement, o.hints);
     passes::optimize(*g, p);
     if (o.dump_ir.empty()) fmt::print("{}", ir::print_graph(*g, {.types = true}));
     if (o.explain) fmt::print("{}", explain(*g));
@@ -68,6 +71,7 @@ void add_compile_command(CLI::App& app) {
   cmd->add_flag("--explain", o->explain, "Say which copies the compiler inserted and why, and how many ops run in place");
   cmd->add_option("--dot", o->dot, "Write the optimized graph as Graphviz to this file");
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
+  add_placement_options(cmd, &o->no_placement, &o->hints);
   cmd->callback([o] { throw CLI::RuntimeError(run_compile(*o)); });
 }
 

@@ -1,5 +1,7 @@
 #include "symmflow/tools/ir_dump.h"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -44,6 +46,16 @@ std::string explain(const ir::Graph& g) {
       ++in_place;
     }
   }
+  const auto& plan = g.plan();
+  for (const auto& d : plan.decisions)
+    out += fmt::format("  symmetric {} for {}: {}{}\n", d.value, d.op, d.reason,
+                       d.bytes_copied ? fmt::format(" [{} bytes copied per run]", d.bytes_copied) : "");
+  for (const ir::Node* n : g.nodes())
+    if (!n->algorithm().empty())
+      out += fmt::format("  {}:{}: {} runs {}\n", n->loc().line, n->loc().col, n->op_name(), n->algorithm());
+  if (plan.planned)
+    out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes\n",
+                       plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1]);
   return fmt::format("explain @{} (rank {} of {}): {} ops, {} run in place, {} cop{} ({} bytes)\n{}", g.name(),
                      g.rank(), g.world(), g.size(), in_place, copies, copies == 1 ? "y" : "ies", bytes, out);
 }
@@ -71,6 +83,26 @@ std::string to_dot(const ir::Graph& g) {
     out += fmt::format("  \"{}\" -> \"return\" [label=\"%{}\"];\n", p < 0 ? fmt::format("v{}", v->id()) : fmt::format("n{}", p), v->name());
   }
   return out + "}\n";
+}
+
+void add_placement_options(CLI::App* cmd, bool* no_placement, std::vector<std::string>* hints) {
+  cmd->add_flag("--no-placement", *no_placement,
+                "Place only what ops require in symmetric memory; c10d collectives and P2P take the staged path");
+  cmd->add_option("--symmetric-hint", *hints,
+                  "OP:ARG - treat argument ARG of op OP as needing symmetric memory (for ops without a "
+                  "register_symm_mem_args); repeatable");
+}
+
+passes::PlacementOptions placement_options(bool no_placement, const std::vector<std::string>& hints) {
+  passes::PlacementOptions p;
+  p.enabled = !no_placement;
+  for (const auto& h : hints) {
+    auto colon = h.rfind(':');
+    SF_CHECK(colon != std::string::npos && colon > 0 && colon + 1 < h.size() && h[colon - 1] != ':',
+             "--symmetric-hint: expected OP:ARG (e.g. myops::fused_rms_norm_:x), got '{}'", h);
+    p.hints.emplace_back(h.substr(0, colon), h.substr(colon + 1));
+  }
+  return p;
 }
 
 }  // namespace symmflow::tools

@@ -6,6 +6,9 @@
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/symm_placement.h"
+
+namespace CLI { class App; }
 
 namespace symmflow::tools {
 
@@ -19,5 +22,9 @@ std::string explain(const ir::Graph& optimized);
 
 // Graphviz: one box per node, an edge per value from producer to user.
 std::string to_dot(const ir::Graph& g);
+
+// --no-placement and --symmetric-hint OP:ARG, shared by run and compile.
+void add_placement_options(CLI::App* cmd, bool* no_placement, std::vector<std::string>* hints);
+passes::PlacementOptions placement_options(bool no_placement, const std::vector<std::string>& hints);
 
 }  // namespace symmflow::tools

@@ -35,6 +35,9 @@ struct RunOptions {
   double timeout = 0;
   std::vector<std::string> loads;
   std::string stop_after;
+  bool no_placement = false;
+  bool symmetric_inputs = false;
+  std::vector<std::string> hints;
 };
 
 exec::RunMode mode_of(const RunOptions& o) {
@@ -79,7 +82,8 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
 int rank_body(const RunOptions& o) {
   dist::init();
   auto& world = dist::world();
-  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after};
+  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after,
+                       placement_options(o.no_placement, o.hints), o.symmetric_inputs};
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
   exec::RankReport rep;
@@ -101,7 +105,9 @@ int rank_body(const RunOptions& o) {
                  rep.inputs_compared, rep.inputs_compared == 1 ? "" : "s");
     if (o.explain) {
       auto g = ir::parse_graph_file(o.file, 0, world.size());
-      passes::optimize(*g, {});
+      passes::PipelineOptions po;
+      po.placement = req.placement;
+      passes::optimize(*g, po);
       fmt::print("{}", explain(*g));
     }
     if (!o.json.empty()) {
@@ -151,6 +157,10 @@ void add_run_command(CLI::App& app) {
                   "Write DIR/out<i>.rank<R>.npy per returned value and DIR/<input>.rank<R>.npy per input");
   cmd->add_option("--timeout", o->timeout, "Kill the job after SEC seconds (exit 124); 0 = no limit");
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
+  add_placement_options(cmd, &o->no_placement, &o->hints);
+  cmd->add_flag("--symmetric-inputs", o->symmetric_inputs,
+                "Pass the compiled program symmetric input tensors (as sf::symm::empty would), so placement "
+                "copies none of them");
   cmd->add_option("--stop-after", o->stop_after,
                   "Compile only up to this pipeline step and run that (e.g. functionalize: the functional program)")
       ->check(CLI::IsMember(passes::pipeline_steps()));
