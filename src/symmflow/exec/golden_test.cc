@@ -13,6 +13,7 @@
 // step the verifier runs, and the interpreter runs the graph before and after on
 // the same inputs (world 1 only): the results must be bitwise equal.
 // SF_UPDATE_GOLDEN=1 rewrites the expectations (review the diff!).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,7 +27,10 @@
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
 #include "symmflow/ir/verifier.h"
+#include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/cse.h"
+#include "symmflow/passes/memory_plan.h"
+#include "symmflow/passes/symm_placement.h"
 #include "symmflow/passes/dce.h"
 #include "symmflow/passes/functionalize.h"
 #include "symmflow/passes/pipeline.h"
@@ -45,6 +49,7 @@ struct Golden {
   int world = 1, rank = 0;
   std::string expected;  // "" when the file has no expectation yet
   bool unchanged = false;
+  bool types = false;  // "# print: types": expected IR with types, placement and plan
 };
 
 Golden read_golden(const fs::path& p) {
@@ -70,6 +75,7 @@ Golden read_golden(const fs::path& p) {
     if (std::regex_search(line, m, std::regex(R"(^#.*\bworld:\s*(\d+))"))) g.world = std::stoi(m[1]);
     if (std::regex_search(line, m, std::regex(R"(^#.*\brank:\s*(\d+))"))) g.rank = std::stoi(m[1]);
     if (line == "# expect: unchanged") g.unchanged = true;
+    if (line == "# print: types") g.types = true;
     if (line == "# expect:") in_expect = true;
   }
   return g;
@@ -82,6 +88,9 @@ void run_step(ir::Graph& g, const std::string& name) {
   else if (name == "dce") p = std::make_unique<DeadCodeElimination>();
   else if (name == "cse") p = std::make_unique<CommonSubexpressionElimination>();
   else if (name == "reinplace") p = std::make_unique<Reinplace>();
+  else if (name == "symm_placement") p = std::make_unique<SymmPlacement>();
+  else if (name == "collective_lowering") p = std::make_unique<CollectiveLowering>();
+  else if (name == "memory_plan") p = std::make_unique<MemoryPlanning>();
   else FAIL() << "unknown pass " << name;
   p->run(g);
   ir::verify(g, name);
@@ -127,7 +136,9 @@ TEST(Golden, EveryCase) {
     auto original = g->clone();
     std::string input_text = ir::print_graph(*g);
     for (const auto& p : gc.passes) run_step(*g, p);
-    std::string got = ir::print_graph(*g);
+    std::string got = ir::print_graph(*g, {.types = gc.types});
+    if (gc.types)
+      for (const auto& d : g->plan().decisions) got += fmt::format("# placement {} for {}: {}\n", d.value, d.op, d.reason);
     if (gc.unchanged) {
       EXPECT_EQ(got, input_text) << "must not transform";
     } else if (update) {
@@ -140,7 +151,7 @@ TEST(Golden, EveryCase) {
       EXPECT_EQ(got, gc.expected);
     }
     // The printed result parses back to the same graph.
-    EXPECT_EQ(ir::print_graph(*ir::parse_graph(got, {file.string(), gc.rank, gc.world})), got);
+    EXPECT_EQ(ir::print_graph(*ir::parse_graph(got, {file.string(), gc.rank, gc.world})), ir::print_graph(*g));
     if (gc.world == 1) check_same_results(*original, *g);
   }
 }

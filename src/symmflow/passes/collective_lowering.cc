@@ -69,10 +69,12 @@ bool CollectiveLowering::run(ir::Graph& g) {
     } else if (s.ns == "c10d" && s.name != "wait_tensor") {
       bool all_symmetric = true;
       int64_t bytes = 0;
-      n->arg(0).for_each_value([&](ir::Value* v) {
-        all_symmetric &= symmetric(v);
-        bytes = std::max(bytes, v->type().numel() * int64_t(element_size(v->type().dtype)));
-      });
+      for (const auto& a : n->args())
+        a.for_each_value([&](ir::Value* v) {
+          if (!v->is_tensor()) return;
+          all_symmetric &= symmetric(v);
+          bytes = std::max(bytes, v->type().numel() * int64_t(element_size(v->type().dtype)));
+        });
       if (!all_symmetric) algo = "staged";
       else if (!is_all_reduce(*n)) algo = "direct";
       else algo = g.world() <= 1 || size_t(bytes) <= threshold ? "one_shot" : "two_shot";
