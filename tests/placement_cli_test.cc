@@ -134,3 +134,38 @@ TEST(Placement, HaloExchangePeakIsAtMostEager) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Tune, MeasuresTheCrossoverAndCompilationUsesIt) {
+  fs::path file = fs::temp_directory_path() / ("sf-tune-" + std::to_string(getpid()) + ".json");
+  std::string cmd = std::string(SYMMFLOW_CLI) + " tune --nproc 2 --sizes 512,1K --trials 1 --out " + file.string() + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  std::ifstream f(file);
+  auto j = nlohmann::json::parse(f);
+  ASSERT_TRUE(j["one_shot_max_bytes"].contains("2")) << j.dump(2);
+  EXPECT_EQ(j["measured"]["2"].size(), 2u);
+  // A tuning file that says one-shot up to 1 MiB makes a 64 KiB all_reduce one-shot.
+  std::ofstream(file) << R"({"one_shot_max_bytes": {"2": 1048576}})";
+  std::string prog = write_program("tuned.sf",
+                                   "graph @f(%x: f32[16384]) -> (f32[16384]) {\n"
+                                   "  %y = aten::mul(%x, 2.0)\n"
+                                   "  c10d::all_reduce_(%y, \"sum\", \"world\")\n"
+                                   "  return %y\n}\n");
+  setenv("SYMMFLOW_TUNE_FILE", file.c_str(), 1);
+  RunResult tuned = run(prog, 2);
+  setenv("SYMMFLOW_TUNE_FILE", (file.string() + ".none").c_str(), 1);  // no tuning file: the default
+  RunResult plain = run(prog, 2);
+  unsetenv("SYMMFLOW_TUNE_FILE");
+  ASSERT_EQ(tuned.rc, 0) << tuned.out;
+  EXPECT_EQ(tuned.report["algorithms"]["3:3 c10d::all_reduce_"], "one_shot") << tuned.report.dump(2);
+  EXPECT_EQ(plain.report["algorithms"]["3:3 c10d::all_reduce_"], "two_shot") << plain.report.dump(2);
+  fs::remove(file);
+  fs::remove(prog);
+}
+
+}  // namespace

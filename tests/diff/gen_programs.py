@@ -225,10 +225,11 @@ def fmt_scalar(x, dtype):
 
 
 class Gen:
-    def __init__(self, seed, index, agnostic):
+    def __init__(self, seed, index, agnostic, coll_during_p2p=True):
         self.rng = random.Random(f"symmflow-diff:{seed}:{index}")
         self.name = f"prog_{seed}_{index}"
         self.agnostic = agnostic
+        self.coll_during_p2p = coll_during_p2p  # collectives while P2P ops are in flight
         self.lines, self.values, self.inputs = [], [], []
         self.inflight = []  # InFlight, in post order
         self.n = 0
@@ -247,6 +248,9 @@ class Gen:
 
     def emit(self, text):
         self.lines.append("  " + text)
+        if "symm_mem::" in text or ("c10d::" in text and not any(
+                k in text for k in ("wait_tensor", "isend", "irecv_", "batch_isend_irecv"))):
+            self.log.append(("coll",))
 
     def new_storage(self, dtype, shape, input_name=None, bound=0.0):
         self.sid += 1
@@ -1497,7 +1501,10 @@ class Gen:
             pending = {id(f.handle) for f in self.inflight}
             if pending and not self.no_waits and self.rng.random() < 0.12 + 0.08 * len(pending):
                 return self.op_wait()
-            names, weights = zip(*self.ACTIONS)
+            actions = self.ACTIONS
+            if not self.coll_during_p2p and any(f.tag is not None for f in self.inflight):
+                actions = [a for a in actions if a[0] not in ("collective", "symm")]
+            names, weights = zip(*actions)
             name = self.rng.choices(names, weights)[0]
         return getattr(self, "op_" + name)()
 
@@ -1645,6 +1652,16 @@ def check_program(g, text):
     for v in g.returns:
         if not shape_const(v.shape):
             errs.append(f"returned {v.name} has a world-dependent shape")
+    if not g.coll_during_p2p:
+        p2p = set()
+        for ev in g.log:
+            if ev[0] == "post" and len(ev) > 4:
+                p2p.add(ev[1].name)
+            elif ev[0] == "wait":
+                p2p.discard(ev[1].name)
+            elif ev[0] == "coll" and p2p:
+                errs.append(f"a collective while {sorted(p2p)} are in flight")
+                break
     if g.agnostic and "/world" in text:
         errs.append("world-agnostic program splits a dimension by world")
     for v in g.values:
@@ -1654,11 +1671,9 @@ def check_program(g, text):
     return errs
 
 
-def generate(seed, index, agnostic):
-    g = Gen(seed, index, agnostic)
-    text = g.generate()
-    # too short (every early action failed): append more work from a fresh stream
-    return g, text
+def generate(seed, index, agnostic, coll_during_p2p=True):
+    g = Gen(seed, index, agnostic, coll_during_p2p)
+    return g, g.generate()
 
 
 def main(argv=None):
@@ -1668,6 +1683,9 @@ def main(argv=None):
     ap.add_argument("--out", help="directory for prog_<seed>_<i>.sf")
     ap.add_argument("--world-agnostic", action="store_true",
                     help="valid for every world size (nothing split by world)")
+    ap.add_argument("--no-coll-during-p2p", action="store_true",
+                    help="issue no collective while a P2P op is in flight (valid programs either "
+                         "way; this isolates runtimes that need the sender's help to progress a send)")
     ap.add_argument("--check-self", action="store_true",
                     help="validate every program's invariants; exit 1 on a violation")
     ap.add_argument("--stats", action="store_true", help="print how many programs use each feature")
@@ -1677,7 +1695,7 @@ def main(argv=None):
     feats = collections.Counter()
     bad = 0
     for i in range(args.count):
-        g, text = generate(args.seed, i, args.world_agnostic)
+        g, text = generate(args.seed, i, args.world_agnostic, not args.no_coll_during_p2p)
         for f in g.features:
             feats[f] += 1
         if args.check_self:

@@ -52,19 +52,19 @@ def hand_written(nprocs, flt):
     return [Case(os.path.join(d, f), n) for f in files for n in nprocs if flt in f]
 
 
-def generated(count, seed, gen_dir, flt):
+def generated(count, seed, gen_dir, flt, coll_during_p2p=True):
     cases = []
+    extra = "" if coll_during_p2p else " --no-coll-during-p2p"
     for i in range(count):
         agnostic = i % 5 == 4
-        g = gen_programs.Gen(seed, i, agnostic)
-        text = g.generate()
+        g, text = gen_programs.generate(seed, i, agnostic, coll_during_p2p)
         path = os.path.join(gen_dir, f"{g.name}.sf")
         if flt not in path:
             continue
         with open(path, "w") as f:
             f.write(text)
         regen = (f"python3 {rel(os.path.join(HERE, 'gen_programs.py'))} --seed {seed} "
-                 f"--count {i + 1} --out DIR{' --world-agnostic' if agnostic else ''}  # then DIR/{g.name}.sf")
+                 f"--count {i + 1} --out DIR{' --world-agnostic' if agnostic else ''}{extra}  # then DIR/{g.name}.sf")
         cases.append(Case(path, i % 4 + 1, regen))
     return cases
 
@@ -124,6 +124,8 @@ def main(argv=None):
     ap.add_argument("--gen-seed", type=int, default=DEFAULT_GEN_SEED)
     ap.add_argument("--gen-dir", help="write generated programs here and keep them "
                     "(default: a temporary directory, kept only when something failed)")
+    ap.add_argument("--no-coll-during-p2p", action="store_true",
+                    help="generate no collective while a P2P op is in flight (see gen_programs.py)")
     ap.add_argument("--hand-nprocs", default="2,3,4")
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per program")
@@ -134,7 +136,7 @@ def main(argv=None):
     gen_dir = args.gen_dir or tempfile.mkdtemp(prefix="sf-diff-gen-")
     os.makedirs(gen_dir, exist_ok=True)
     cases = hand_written([int(n) for n in args.hand_nprocs.split(",") if n], args.filter)
-    cases += generated(args.gen_count, args.gen_seed, gen_dir, args.filter)
+    cases += generated(args.gen_count, args.gen_seed, gen_dir, args.filter, not args.no_coll_during_p2p)
     skipped = 0
     if args.runner == "torch":  # the reference runner refuses the functional form by design
         keep = [c for c in cases if " functional " not in open(c.path).read()]

@@ -33,8 +33,14 @@ import sys
 import tempfile
 import traceback
 
-import numpy as np
-import torch
+try:
+    import numpy as np
+    import torch
+except ImportError:  # the PATH's python may not be Debian's (python3-torch): re-run under it
+    if __name__ == "__main__" and os.path.exists("/usr/bin/python3") and \
+            os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
 
 # ---------------------------------------------------------------------------
 # errors
@@ -104,7 +110,8 @@ def fill_values(dtype_name, h):
 def fill_tensor(dtype_name, shape, seed, k, r):
     n = int(np.prod(shape, dtype=np.int64)) if shape else 1
     vals = fill_values(dtype_name, fill_hash(seed, k, r, n)).reshape(shape)
-    return torch.from_numpy(np.ascontiguousarray(vals)).to(DTYPES[dtype_name]).contiguous()
+    # (np.ascontiguousarray would make a 0-d array 1-d)
+    return torch.from_numpy(np.array(vals, order="C")).to(DTYPES[dtype_name]).contiguous()
 
 
 def fill_scalar(kind, seed, k, r):
@@ -128,7 +135,7 @@ def tensor_to_numpy(t):
 
 
 def numpy_to_tensor(a, dtype_name):
-    a = np.ascontiguousarray(a)
+    a = np.array(a, order="C")
     if dtype_name == "bf16":
         return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
     return torch.from_numpy(a.copy())
@@ -1079,11 +1086,44 @@ def call_aten(op, args, kwargs):
             del args[i]
             break
     try:
+        if _bool_in_scalar_slot(packet, overload, args, kwargs):
+            return _call_python_api(name, args, kwargs)
         return fn(*args, **kwargs)
     except Exception as e:  # PyTorch refused
         msg = str(e).strip().splitlines()
         msg = msg[0] if msg else type(e).__name__
         raise OpError(op, msg)
+
+
+def _bool_in_scalar_slot(packet, overload, args, kwargs):
+    """Whether a Python bool goes to a `Scalar` parameter. torch.ops (1.13) turns such
+    a bool into an int Scalar (aten::full([2], true) would be i64), unlike PyTorch's
+    Python API and symmflow, which keep it a bool Scalar."""
+    if not any(isinstance(v, bool) for v in list(args) + list(kwargs.values())):
+        return False
+    try:
+        names = [overload] if overload else packet.overloads()
+        for ov in names:
+            sch = getattr(packet, ov)._schema
+            pos = [a for a in sch.arguments if not a.kwarg_only]
+            for i, v in enumerate(args):
+                if isinstance(v, bool) and i < len(pos) and "number" in str(pos[i].type):
+                    return True
+            for a in sch.arguments:
+                if isinstance(kwargs.get(a.name), bool) and "number" in str(a.type):
+                    return True
+    except Exception:
+        return False
+    return False
+
+
+def _call_python_api(name, args, kwargs):
+    """The same ATen op through PyTorch's Python API (which keeps bool Scalars bool)."""
+    if name.endswith("_") and args and isinstance(args[0], torch.Tensor):
+        return getattr(args[0], name)(*args[1:], **kwargs)
+    if hasattr(torch, name):
+        return getattr(torch, name)(*args, **kwargs)
+    return getattr(args[0], name)(*args[1:], **kwargs)
 
 
 # ---------------------------------------------------------------------------
@@ -1204,8 +1244,32 @@ def check_ssa(g):
                       g.ret_line, 1)
 
 
-def run_rank(g, rank, world, seed, inputs_dir, out_dir, check_returns=True):
-    """Runs the program on one rank; returns the returned values; raises SfError / OpError."""
+def _to_meta(v):
+    if isinstance(v, torch.Tensor):
+        return v if v.is_meta else torch.empty_strided(v.size(), v.stride(), dtype=v.dtype, device="meta")
+    if isinstance(v, list):
+        return [_to_meta(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _to_meta(x) for k, x in v.items()}
+    return v
+
+
+def _has_meta(v):
+    if isinstance(v, torch.Tensor):
+        return v.is_meta
+    if isinstance(v, (list, tuple)):
+        return any(_has_meta(x) for x in v)
+    if isinstance(v, dict):
+        return any(_has_meta(x) for x in v.values())
+    return False
+
+
+def run_rank(g, rank, world, seed, inputs_dir, out_dir, check_returns=True, meta_state=None):
+    """Runs the program on one rank; returns the returned values; raises SfError / OpError.
+
+    With meta_state (a dict), an aten op that PyTorch refuses on the actual values
+    is run again on meta tensors (types only); when that succeeds the run goes on
+    on meta tensors, and meta_state["error"] keeps the first refusal."""
     env = _read_inputs(g, rank, world, seed, inputs_dir)
     inputs = {name: env[name] for name, _ in g.params}
     dist = Dist(rank, world)
@@ -1225,7 +1289,19 @@ def run_rank(g, rank, world, seed, inputs_dir, out_dir, check_returns=True):
         if ns == "aten":
             if s.op.split("::")[1].split(".")[0] in ("rand", "randn"):
                 raise OpError(s.op, "symmflow's seeded random factories have no PyTorch equivalent")
-            res = call_aten(s.op, args, kwargs)
+            if meta_state is not None and _has_meta([args, kwargs]):
+                res = call_aten(s.op, _to_meta(args), _to_meta(kwargs))
+            else:
+                try:
+                    res = call_aten(s.op, args, kwargs)
+                except OpError as e:
+                    if meta_state is None:
+                        raise
+                    try:
+                        res = call_aten(s.op, _to_meta(args), _to_meta(kwargs))
+                    except OpError:
+                        raise e
+                    meta_state.setdefault("error", e)
         else:
             try:
                 res = dist.call(s.op, args, kwargs)
@@ -1337,12 +1413,18 @@ def _run_forked(g, nproc, seed, inputs_dir, out_dir, filename, timeout):
                 first_fail = -1
             break
         alive[0].join(0.02)
-    msgs = []
+    # the ranks' messages, the earliest first: it is the cause, later ones are
+    # usually peers that lost their connection to it
+    found = []
     for r in range(nproc):
         ef = os.path.join(tmp, "err.%d" % r)
         if os.path.exists(ef):
             with open(ef) as f:
-                msgs.append(f.read().rstrip("\n"))
+                found.append((os.stat(ef).st_mtime_ns, r, f.read().rstrip("\n")))
+    found.sort()
+    msgs = [m for _, _, m in found]
+    if found and first_fail not in (None, -1) and procs[found[0][1]].exitcode not in (None, 0):
+        first_fail = found[0][1]
     for f in os.listdir(tmp):
         try:
             os.remove(os.path.join(tmp, f))
@@ -1397,19 +1479,97 @@ def value_type(v):
 def infer_return_types(text, seed=0, inputs_dir=None):
     """Runs a one-rank, aten-only program ignoring its declared return types.
 
-    Returns (types, None) with the type string of every returned value, or
-    (None, error text) when PyTorch refuses the program."""
+    Returns (types, error): the type string of every returned value and None; or,
+    when PyTorch refuses the actual values but accepts the types (an integer
+    division by zero, a fill value that overflows, overlapping memory), the types
+    from the meta run and that error; or (None, error) when PyTorch refuses the
+    types themselves."""
+    meta = {}
     try:
         g = parse(text)
         check_ssa(g)
         torch.set_num_threads(1)
-        outs = run_rank(g, 0, 1, seed, inputs_dir, None, check_returns=False)
-        return [value_type(v) for v in outs], None
+        outs = run_rank(g, 0, 1, seed, inputs_dir, None, check_returns=False, meta_state=meta)
+        err = format_error(meta["error"], "<program>") if "error" in meta else None
+        return [value_type(v) for v in outs], err
     except (SfError, OpError) as e:
         return None, format_error(e, "<program>")
 
 
+POINTWISE = {"add", "sub", "mul", "div", "maximum", "minimum", "pow", "eq", "ne", "lt", "le", "gt",
+             "ge", "where", "clamp", "neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt", "sin",
+             "cos", "tanh", "sigmoid", "gelu"}
+
+
+def elementwise_reference(text, seed=0, inputs_dir=None):
+    """PyTorch's result of a one-statement pointwise program computed one element at a
+    time (each element alone in a one-element tensor). PyTorch's kernels can give an
+    element a different value depending on how it is vectorised (maximum of 0.0 and
+    -0.0, Sleef's fmod in floor division, gelu's erf): an element may match either.
+    In-place and out= forms are computed by the functional op, cast to the written
+    tensor's dtype. Returns a numpy array (as saved), or None when the program is not
+    one pointwise op whose result is returned."""
+    g = parse(text)
+    if len(g.stmts) != 1 or len(g.stmts[0].results) != 1:
+        return None
+    s = g.stmts[0]
+    name = s.op.split("::")[1].split(".")[0]
+    functional = name.rstrip("_")
+    if s.op.split("::")[0] != "aten" or functional not in POINTWISE:
+        return None
+    if g.ret_values[0].text != s.results[0].text:
+        return None
+    torch.set_num_threads(1)
+    env = _read_inputs(g, 0, 1, seed, inputs_dir)
+    args = [_eval_arg(e, env, 0, 1) for k, e in s.args if k is None]
+    kwargs = {k: _eval_arg(e, env, 0, 1) for k, e in s.args if k is not None}
+    # the whole op once (on copies: it may write its arguments), for the result type
+    full = call_aten(s.op, [a.clone() if isinstance(a, torch.Tensor) else a for a in args],
+                     {k: (v.clone() if isinstance(v, torch.Tensor) else v) for k, v in kwargs.items()})
+    # in-place and out= forms: the functional op, cast to the written tensor's dtype
+    kwargs.pop("out", None)
+    op = "aten::" + functional
+    tpos = [i for i, v in enumerate(args) if isinstance(v, torch.Tensor)]
+    shaped = torch.broadcast_tensors(*[args[i] for i in tpos]) if tpos else []
+    out = torch.empty_like(full).reshape(-1)
+    for flat in range(full.numel()):
+        idx = np.unravel_index(flat, tuple(full.shape)) if full.dim() else ()
+        a = list(args)
+        for i, b in zip(tpos, shaped):
+            a[i] = args[i] if args[i].dim() == 0 else b[tuple(int(j) for j in idx)].reshape(1).clone()
+        out[flat] = call_aten(op, a, dict(kwargs)).reshape(-1)[0].to(full.dtype)
+    return tensor_to_numpy(out.reshape(full.shape))
+
+
+def self_test():
+    """The fill formula against hand-computed values and the integer-exact version;
+    the lexer's `%` rule; Python rounding of rank/world expressions."""
+    # seed 0, input 0, rank 0, element 0: x = 0xBF58476D1CE4E5B9 -> h = 4076774786,
+    # 4076774786 % 256 = 130 -> (130 - 128) / 16 = 0.125; % 201 = 125 -> 25; % 2 = 0
+    assert fill_hash_scalar(0, 0, 0, 0) == 4076774786
+    assert float(fill_tensor("f32", [1], 0, 0, 0)[0]) == 0.125
+    assert int(fill_tensor("i64", [1], 0, 0, 0)[0]) == 25
+    assert bool(fill_tensor("bool", [1], 0, 0, 0)[0]) is False
+    for seed, k, r in [(0, 0, 0), (7, 2, 3), (2 ** 64 - 1, 5, 1), (12345, 0, 127)]:
+        h = fill_hash(seed, k, r, 64)
+        assert [int(v) for v in h] == [fill_hash_scalar(seed, k, r, i) for i in range(64)]
+    g = parse("graph @t(%x: f32[4]) -> (f32[4]) {\n  %a = aten::slice(%x, 0, (rank-1)%world, (rank+5)/2)\n"
+              "  return %a\n}\n")
+    e = g.stmts[0].args[2][1][1]
+    assert eval_int(e, 0, 4) == 3 and eval_int(g.stmts[0].args[3][1][1], 0, 4) == 2
+    assert eval_int(parse_int_expr("-7/2"), 0, 1) == -4 and eval_int(parse_int_expr("-7%3"), 0, 1) == 2
+    print("sf_torch self-test: OK")
+    return 0
+
+
+def parse_int_expr(text):
+    p = Parser(text)
+    return p.parse_arith()[1]
+
+
 def main(argv=None):
+    if argv is None and sys.argv[1:] == ["--self-test"]:
+        return self_test()
     ap = argparse.ArgumentParser(description="Run a symmflow .sf program in PyTorch (the reference).")
     ap.add_argument("file")
     ap.add_argument("--nproc", type=int, default=1)

@@ -24,30 +24,9 @@ using dist::ReduceOp;
 struct Ctx {
   dist::ProcessGroup& g;
   int trials;
-  Tensor scratch;  // one f64 for agreeing on times across ranks
 };
 
-double max_over_ranks(Ctx& c, double v) {
-  c.scratch.data<double>()[0] = v;
-  dist::all_reduce_(c.g, c.scratch, ReduceOp::max);
-  return c.scratch.data<double>()[0];
-}
-
-// Median over trials of the slowest rank's time per op, in microseconds.
-double time_op(Ctx& c, const std::function<void()>& op) {
-  c.g.barrier("bench warm-up");
-  double t0 = sfbench::now_s();
-  for (int i = 0; i < 3; ++i) op();
-  int reps = sfbench::reps_for(max_over_ranks(c, (sfbench::now_s() - t0) / 3));
-  std::vector<double> per_op;
-  for (int t = 0; t < c.trials; ++t) {
-    c.g.barrier("bench trial");
-    double s = sfbench::now_s();
-    for (int r = 0; r < reps; ++r) op();
-    per_op.push_back(max_over_ranks(c, (sfbench::now_s() - s) / reps) * 1e6);
-  }
-  return sfbench::median(per_op);
-}
+double time_op(Ctx& c, const std::function<void()>& op) { return time_collective_us(c.g, c.trials, op); }
 
 void fill_input(const Tensor& t, int rank) {
   float* p = t.data<float>();
@@ -72,11 +51,32 @@ bool wanted(const std::string& ops, const char* op) { return ops.find(op) != std
 
 }  // namespace
 
+double time_collective_us(dist::ProcessGroup& g, int trials, const std::function<void()>& op) {
+  Tensor scratch = Tensor::empty({1}, DType::f64);  // one f64 for agreeing on times across ranks
+  auto max_over_ranks = [&](double v) {
+    scratch.data<double>()[0] = v;
+    dist::all_reduce_(g, scratch, ReduceOp::max);
+    return scratch.data<double>()[0];
+  };
+  g.barrier("bench warm-up");
+  double t0 = sfbench::now_s();
+  for (int i = 0; i < 3; ++i) op();
+  int reps = sfbench::reps_for(max_over_ranks((sfbench::now_s() - t0) / 3));
+  std::vector<double> per_op;
+  for (int t = 0; t < trials; ++t) {
+    g.barrier("bench trial");
+    double s = sfbench::now_s();
+    for (int r = 0; r < reps; ++r) op();
+    per_op.push_back(max_over_ranks((sfbench::now_s() - s) / reps) * 1e6);
+  }
+  return sfbench::median(per_op);
+}
+
 int run_bench_worker(const BenchWorkerOptions& o) {
   dist::init();
   dist::ProcessGroup& g = dist::world();
   const int W = g.size(), me = g.rank();
-  Ctx c{g, o.trials, Tensor::empty({1}, DType::f64)};
+  Ctx c{g, o.trials};
   for (int64_t req : sfbench::parse_sizes(o.sizes)) {
     const int64_t n = std::max<int64_t>(req / 4 / W * W, W);  // f32 elements, a multiple of W
     const int64_t bytes = n * 4;

@@ -1,7 +1,10 @@
 // One rank of `symmflow bench collectives` (started by the bench command through
 // the launcher with --worker).
 #pragma once
+#include <functional>
 #include <string>
+
+#include "symmflow/runtime/process_group.h"
 
 namespace symmflow::tools {
 
@@ -12,5 +15,10 @@ struct BenchWorkerOptions {
 };
 
 int run_bench_worker(const BenchWorkerOptions& o);
+
+// Median over `trials` of the slowest rank's time per call of `op`, in µs
+// (3 warm-ups, enough repetitions for ~20 ms per trial). Collective: every rank
+// of `g` calls it with the same trials.
+double time_collective_us(dist::ProcessGroup& g, int trials, const std::function<void()>& op);
 
 }  // namespace symmflow::tools

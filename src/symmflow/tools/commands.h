@@ -18,5 +18,7 @@ void add_bench_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 // `symmflow compile FILE.sf --world N [--rank R] [--dump-ir DIR|-] [--explain] [--dot F]`
 void add_compile_command(CLI::App& app);
+// `symmflow tune [--nproc 2 3 4] [--sizes 256-256K] [--out FILE]`
+void add_tune_command(CLI::App& app);
 
 }  // namespace symmflow::tools
