@@ -10,6 +10,9 @@ echo
 echo "== what the compiler did to it (rank 0 of 2)"
 "$SF" compile examples/ring_overlap.sf --world 2
 echo
+echo "== a tensor-parallel MLP: the all_reduce's input is planned in symmetric memory (0 bytes copied into it)"
+"$SF" run examples/tp_mlp.sf --nproc 2 --check --explain
+echo
 echo "== the same kernel written in C++ (DESIGN.md §6), eager vs sf::compile"
 "$SF" launch --nproc 2 -- "$BUILD/examples/ring_step"
 echo

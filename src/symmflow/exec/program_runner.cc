@@ -162,7 +162,11 @@ RankReport run_on_this_rank(const RunRequest& req) {
     eager_in = make_inputs(*g, req, rep.rank, needs.input);
     PeakTracker peak(current_allocator());
     AllocatorGuard guard(peak);
+    auto before = dist::staged_copy_stats();
     eager_out = timed(req.iters, &rep.eager_s, [&] { return run_eager(*g, eager_in); });
+    auto after = dist::staged_copy_stats();
+    rep.eager_staged_copies = after.count - before.count;
+    rep.eager_staged_copy_bytes = after.bytes - before.bytes;
     rep.eager_peak_bytes = peak.peak();
   }
   std::unique_ptr<CompiledProgram> prog;

@@ -43,6 +43,7 @@ struct RankReport {
   ProgramStats stats;
   int64_t eager_peak_bytes = 0;
   uint64_t staged_copies = 0, staged_copy_bytes = 0;  // runtime staging, compiled runs
+  uint64_t eager_staged_copies = 0, eager_staged_copy_bytes = 0;  // the same, eager runs
   int64_t output_bytes = 0;                            // what a compiled run returns
   std::vector<std::pair<std::string, std::string>> algorithms;  // (node, algorithm)
   std::vector<ir::PlacementDecision> decisions;

@@ -61,6 +61,8 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
                  {"inputs_to_symmetric", {{"count", r.stats.input_copies}, {"bytes", r.stats.input_copy_bytes}}},
                  {"staged", {{"count", staged}, {"bytes", staged_bytes}}},
                  {"outputs_from_symmetric", {{"count", r.stats.output_copies}, {"bytes", r.stats.output_copy_bytes}}}};
+  j["eager_copies"] = {{"count", int64_t(r.eager_staged_copies) / runs},
+                       {"bytes", int64_t(r.eager_staged_copy_bytes) / runs}};  // staged by the runtime
   j["symmetric_bytes"] = r.stats.symmetric_bytes;
   j["algorithms"] = nlohmann::json::object();
   for (const auto& [node, algo] : r.algorithms) j["algorithms"][node] = algo;
