@@ -5,7 +5,8 @@ BUILD    := build/$(PRESET)
 JOBS     ?= $(shell nproc)
 DEB_PKGS := cmake ninja-build g++ ccache libfmt-dev libcli11-dev nlohmann-json3-dev \
             libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
-            libopenmpi-dev openmpi-bin iproute2 procps
+            libopenmpi-dev openmpi-bin iproute2 procps \
+            python3-torch python3-numpy
 
 .PHONY: all deps configure build test demo clean
 

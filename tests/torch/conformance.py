@@ -258,24 +258,53 @@ def alt_scalar_opmath(case):
     return sf_torch.tensor_to_numpy(f.to(x.dtype))
 
 
-def alt_bf16_in_float(case):
-    """PyTorch >= 2.0 computes bf16 gelu in float and rounds once (Activation.cpp,
-    GeluKernelImpl's kBFloat16 branch); 1.13 computes it in bf16 arithmetic."""
-    text = re.sub(r"\bbf16\b", "f32", case.text)
+def _reduced_in_float(case, dtype):
+    """The case's program with `dtype` (bf16/f16) replaced by f32, its first result
+    rounded back to `dtype`."""
+    text = re.sub(r"\b%s\b" % dtype, "f32", case.text)
     in_dir = None
     if case.in_dir:
         in_dir = os.path.join(case.dir, "in_f32")
         os.makedirs(in_dir, exist_ok=True)
         for n, arr in case.inputs.items():
-            if _dtype_name(arr) == "bf16":
-                arr = _float_view(arr, "bf16")
+            if _dtype_name(arr) == dtype:
+                arr = _float_view(arr, dtype).astype(np.float32)
             np.save(os.path.join(in_dir, n + ".npy"), arr)
     out = os.path.join(case.dir, "pt_f32")
     rc, err = sf_torch.run_program(text, 1, 0, in_dir, out)
     if rc != 0:
         return None
     f = torch.from_numpy(np.load(os.path.join(out, "out0.rank0.npy")))
-    return sf_torch.tensor_to_numpy(f.to(torch.bfloat16))
+    return sf_torch.tensor_to_numpy(f.to(sf_torch.DTYPES[dtype]))
+
+
+def alt_bf16_in_float(case):
+    """PyTorch >= 2.0 computes bf16 gelu in float and rounds once (Activation.cpp,
+    GeluKernelImpl's kBFloat16 branch); 1.13 computes it in bf16 arithmetic."""
+    return _reduced_in_float(case, "bf16")
+
+
+def alt_mean_in_float(case):
+    """PyTorch 2.x computes the mean of bf16/f16 as cast to f32 -> sum -> divide ->
+    cast back (ReduceOps.cpp, mean_out); 1.13 rounds the sum to bf16/f16 before
+    dividing (so a sum past the dtype's range is inf)."""
+    d = "bf16" if any(t.startswith("bf16") for _, t in case.params) else "f16"
+    return _reduced_in_float(case, d)
+
+
+def alt_as_strided_scatter(case):
+    """PyTorch 2.x's as_strided_scatter clones self with its whole storage and its
+    storage offset (clone_preserve_strides), so storage_offset counts from the
+    start of the base's storage; 1.13 clones self compactly (offset 0)."""
+    out = os.path.join(case.dir, "pt_2x")
+    sf_torch.AS_STRIDED_SCATTER_2X = True
+    try:
+        rc, err = sf_torch.run_program(case.text, 1, 0, case.in_dir, out)
+    finally:
+        sf_torch.AS_STRIDED_SCATTER_2X = False
+    if rc != 0:
+        return None
+    return np.load(os.path.join(out, "out0.rank0.npy"))
 
 
 def gen_binary(g):
@@ -705,6 +734,9 @@ def gen_views(g):
       ["%v = aten::slice(%x, 0, 4, 12)", "%r = aten::as_strided_scatter(%v, %s, [2], [3], 1)"], ["r", "x"])
     V("aten::as_strided_scatter", "strided-self", [("x", T("f32", 4, 3)), ("s", T("f32", 2))],
       ["%t = aten::t(%x)", "%r = aten::as_strided_scatter(%t, %s, [2], [1], 0)"], "r")
+    for c in g.cases:
+        if c.op == "aten::as_strided_scatter":
+            c.alt2x = alt_as_strided_scatter
     # chains of views, then a write
     V("aten::select.int", "view-chain-write", [("x", T("f32", 3, 4, 5))],
       ["%a = aten::transpose(%x, 0, 2)", "%b = aten::slice(%a, 1, 1, 3)", "%c = aten::select(%b, 2, 1)",
@@ -730,6 +762,9 @@ def gen_reductions(g):
                           np.concatenate([special_array(d, [16, 1])] * 16, 1)})
         g.add("aten::sum.dim_IntList", "large-" + d, [("x", T(d, 4, 1000))], "%r = aten::sum(%x, [1])", "r")
         g.add("aten::mean.dim", "large-" + d, [("x", T(d, 4, 1000))], "%r = aten::mean(%x, [-1])", "r")
+    for c in g.cases:
+        if c.op.startswith("aten::mean") and any(t.split("[")[0] in ("bf16", "f16") for _, t in c.params):
+            c.alt2x = alt_mean_in_float
     g.add("aten::sum.dim_IntList", "multi-dim", [("x", T("f32", 2, 3, 4))], "%r = aten::sum(%x, [0, 2], true)", "r")
     g.add("aten::sum.dim_IntList", "negative-dims", [("x", T("f64", 2, 3, 4))], "%r = aten::sum(%x, [-1, -3])", "r")
     g.add("aten::sum.dim_IntList", "empty-list-is-all", [("x", T("f32", 2, 3))], "%r = aten::sum(%x, [])", "r")
