@@ -198,6 +198,9 @@ RankReport run_on_this_rank(const RunRequest& req) {
   if (eager && compiled) {
     rep.compared = true;
     for (size_t i = 0; i < eager_out.size() && rep.match; ++i) {
+      // An aten::empty returned as it is holds whatever the memory held: nothing to compare.
+      const ir::Node* p = g->outputs()[i]->producer();
+      if (p && p->schema().ns == "aten" && p->schema().name == "empty") continue;
       ++rep.outputs_compared;
       std::string d = first_bitwise_difference(eager_out[i], compiled_out[i]);
       if (!d.empty()) {

@@ -22,6 +22,13 @@ bool TensorType::is_contiguous_at_zero() const {
 
 int64_t TensorType::numel() const { return numel_of(sizes); }
 
+int64_t TensorType::storage_bytes() const {
+  if (numel() == 0) return 0;
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
+  return (offset + extent) * int64_t(element_size(dtype));
+}
+
 Tensor TensorType::meta() const {
   Tensor t = Tensor::meta(sizes, dtype, strides.empty() ? contiguous_strides(sizes) : strides);
   return offset == 0 ? t : t.as_strided(t.sizes(), t.strides(), offset);
@@ -306,6 +313,7 @@ Value* Graph::add_input(std::string name, TensorType type) {
   if (type.strides.empty()) type.strides = contiguous_strides(type.sizes);
   // Guards check the layout; a parsed program's inputs are contiguous at 0.
   Value* v = new_value(std::move(name), std::move(type));
+  v->storage_size_ = v->type_.storage_bytes();
   inputs_.push_back(v);
   return v;
 }
@@ -432,6 +440,21 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
     n->outputs_.push_back(v);
   }
   n->invalidate();
+  // A view must fit the storage it views (as PyTorch checks when it sets a
+  // tensor's storage): as_strided can ask for more than there is.
+  auto sources = n->output_aliases();
+  auto slots = n->output_slots();
+  for (size_t i = 0; i < n->outputs_.size(); ++i) {
+    Value* o = n->outputs_[i];
+    Value* src = sources[i] ? sources[i] : (slots[i] && !n->functional_ ? n->value_at(*slots[i]) : nullptr);
+    const int64_t need = o->type_.storage_bytes();
+    o->storage_size_ = src ? src->storage_size_ : need;
+    if (src && src->is_tensor() && need > o->storage_size_)
+      throw Error(fmt::format("{}: setStorage: sizes [{}], strides [{}], storage offset {}, and itemsize {} requiring "
+                              "a storage size of {} are out of bounds for storage of size {}",
+                              n->op_->full_name(), fmt::join(o->type_.sizes, ", "), fmt::join(o->type_.strides, ", "),
+                              o->type_.offset, element_size(o->type_.dtype), need, o->storage_size_));
+  }
 }
 
 std::vector<Value*> Graph::make_in_place(Node* n) {
@@ -517,6 +540,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     for (Value* o : n->outputs_) {
       Value* v = g->new_value(o->name(), o->type(), o->kind());
       v->symmetric_ = o->symmetric_;
+      v->storage_size_ = o->storage_size_;
       v->producer_ = c.get();
       v->output_index_ = o->output_index_;
       c->outputs_.push_back(v);

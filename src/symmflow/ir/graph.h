@@ -51,6 +51,8 @@ struct TensorType {
   std::string str(bool with_layout = false) const;
   bool is_contiguous_at_zero() const;
   int64_t numel() const;
+  // Bytes a storage needs to hold this view: its offset plus its extent.
+  int64_t storage_bytes() const;
   Tensor meta() const;  // a meta tensor of this type
   bool operator==(const TensorType& o) const;
 };
@@ -72,6 +74,8 @@ class Value {
   // Placement (passes/symm_placement): this value's storage must be symmetric.
   bool symmetric() const { return symmetric_; }
   void set_symmetric(bool s) { symmetric_ = s; }
+  // Bytes of the storage this value views (its own, or the viewed value's).
+  int64_t storage_size() const { return storage_size_; }
 
  private:
   friend class Graph;
@@ -83,6 +87,7 @@ class Value {
   int output_index_ = -1;
   bool generated_name_ = false;
   bool symmetric_ = false;
+  int64_t storage_size_ = 0;
 };
 
 // Where a buffer lives (passes/memory_plan): an arena and an offset in it.

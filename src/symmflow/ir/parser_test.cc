@@ -98,6 +98,13 @@ TEST(Parser, ErrorsPointAtTheColumn) {
   e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::frobnicate(%x)\n  return %y\n}");
   EXPECT_NE(e.find("t.sf:2:8:"), std::string::npos) << e;
   EXPECT_NE(e.find("aten::frobnicate"), std::string::npos) << e;
+  // A view must fit the storage it views, as PyTorch checks at setStorage.
+  e = error_of("graph @f(%x: f32[12]) -> (f32[4, 4]) {\n  %v = aten::as_strided(%x, [4, 4], [4, 1], 4)\n  return %v\n}");
+  EXPECT_EQ(e, "t.sf:2:8: aten::as_strided: setStorage: sizes [4, 4], strides [4, 1], storage offset 4, and itemsize 4 "
+               "requiring a storage size of 80 are out of bounds for storage of size 48");
+  // ... the storage, not the view: a view of a slice may reach past the slice.
+  EXPECT_EQ(error_of("graph @f(%x: f32[12]) -> (f32[8]) {\n  %s = aten::slice(%x, 0, 0, 4)\n"
+                     "  %v = aten::as_strided(%s, [8], [1], 4)\n  return %v\n}"), "");
   e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::slice(%x, 0, 1/(world-1), 2)\n  return %y\n}");
   EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
 }

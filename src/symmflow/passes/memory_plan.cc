@@ -12,13 +12,6 @@ namespace symmflow::passes {
 using ir::Arena;
 using ir::Value;
 
-int64_t storage_bytes(const ir::TensorType& t) {
-  if (t.numel() == 0) return 0;
-  int64_t extent = 1;
-  for (size_t d = 0; d < t.sizes.size(); ++d) extent += (t.sizes[d] - 1) * t.strides[d];
-  return (t.offset + extent) * int64_t(element_size(t.dtype));
-}
-
 namespace {
 
 constexpr size_t kEnd = std::numeric_limits<size_t>::max();
@@ -110,7 +103,7 @@ bool MemoryPlanning::run(ir::Graph& g) {
       if (roots[size_t(o->id())] != o) continue;  // a view or an in-place result
       const bool scoped = o->symmetric() && !is_builtin_op(*n);
       const bool returned = last[size_t(o->id())] == kEnd;
-      if ((returned && !o->symmetric()) || n->functional() || scoped || storage_bytes(o->type()) == 0) continue;
+      if ((returned && !o->symmetric()) || n->functional() || scoped || o->type().storage_bytes() == 0) continue;
       buffers.push_back({o, p + 1, std::max(last[size_t(o->id())], p + 1)});
     }
   }
@@ -127,7 +120,7 @@ bool MemoryPlanning::run(ir::Graph& g) {
       it = dying.erase(it);
     }
     const int arena = b.root->symmetric() ? 1 : 0;
-    const int64_t bytes = storage_bytes(b.root->type());
+    const int64_t bytes = b.root->type().storage_bytes();
     const int64_t off = packers[arena].take(align(bytes + (sentinels_ ? kSentinelBytes : 0)));
     plan.slots[b.root->id()] = ir::BufferSlot{Arena(arena), off, bytes};
     dying.emplace(b.dies, std::make_pair(b.root, arena));

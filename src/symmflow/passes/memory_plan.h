@@ -44,7 +44,4 @@ class MemoryPlanning : public Pass {
 constexpr int64_t kBufferAlign = 64;
 constexpr int64_t kSentinelBytes = 64;
 
-// Bytes a value's storage needs: its storage offset plus its extent.
-int64_t storage_bytes(const ir::TensorType& t);
-
 }  // namespace symmflow::passes
