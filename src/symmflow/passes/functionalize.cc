@@ -1,5 +1,6 @@
 #include "symmflow/passes/functionalize.h"
 
+#include <deque>
 #include <unordered_map>
 
 #include "symmflow/ir/alias.h"
@@ -82,8 +83,10 @@ class Functionalizer {
 
  private:
   // --- bookkeeping, by the original graph's value ids --------------------------
+  // Deques: growing them keeps references to their elements valid (get() recurses
+  // while holding one).
   template <class T>
-  static T& at(std::vector<T>& v, const Value* k) {
+  static T& at(std::deque<T>& v, const Value* k) {
     if (size_t(k->id()) >= v.size()) v.resize(size_t(k->id()) + 1);
     return v[size_t(k->id())];
   }
@@ -256,9 +259,9 @@ class Functionalizer {
   std::vector<Value*> roots_;
   std::vector<Node*> out_;
   std::unordered_map<Value*, Value*> cur_;      // storage root -> newest version
-  std::vector<Recipe> recipe_;
-  std::vector<Value*> map_;                     // value -> its current materialization
-  std::vector<Value*> made_at_;                 // ... and the version it was made from
+  std::deque<Recipe> recipe_;
+  std::deque<Value*> map_;                      // value -> its current materialization
+  std::deque<Value*> made_at_;                  // ... and the version it was made from
   std::unordered_map<Value*, Value*> pending_;  // in-flight receive -> the view it lands in
   std::unordered_map<const Node*, Value*> original_input_;
 };

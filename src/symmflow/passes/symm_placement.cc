@@ -65,12 +65,20 @@ bool SymmPlacement::run(ir::Graph& g) {
     for (const auto& [op, arg] : o_.hints)
       if (op == n->op_name() || op == schema.qualified_name()) hard.push_back(arg);
     const std::string group = group_of(*n);
+    // P2P wants its receive buffers symmetric (the sender puts straight into
+    // them), not its send buffers: a symmetric send to a regular receive buffer
+    // completes only when the receiver copies it out, which needs the receiver to
+    // make progress — and it may be inside a collective by then.
+    std::vector<Value*> receives;
+    if (is_p2p(*n))
+      for (const auto& w : n->writes()) receives.push_back(n->value_at(w));
     for (size_t i = 0; i < schema.arguments.size(); ++i) {
       const std::string& arg = schema.arguments[i].name;
       const bool is_hard = std::find(hard.begin(), hard.end(), arg) != hard.end();
       if (!is_hard && (!o_.enabled || !wants_symmetric(*n))) continue;
       n->arg(i).for_each_value([&](Value* v) {
         if (!v->is_tensor()) return;
+        if (!is_hard && is_p2p(*n) && std::find(receives.begin(), receives.end(), v) == receives.end()) return;
         Value* r = roots[size_t(v->id())];
         Want& w = ordered[r];
         w.hard |= is_hard;

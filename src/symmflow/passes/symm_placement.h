@@ -9,8 +9,9 @@
 //
 // Which arguments: those an op registers (register_symm_mem_args) or that the
 // compile options hint (requires_symmetric_memory for an op without a
-// registration) must be symmetric; the tensors of c10d collectives and P2P should
-// be (zero copy), else they take the staged path, which also works.
+// registration) must be symmetric; the tensors of c10d collectives and the
+// receive buffers of P2P should be (zero copy), else they take the staged path,
+// which also works.
 // Where each one's storage comes from (views are traced to their base):
 // 1. produced by a built-in op (aten::, c10d::, symm_mem::) in the graph: that
 //    op writes straight into a buffer of the symmetric arena (planned, 0 copies);
