@@ -74,7 +74,9 @@ class Functionalizer {
       if (!in->is_tensor() || cur(in) == in) continue;
       // The epilogue: the caller sees the input's final contents.
       Operator& copy = Dispatcher::instance().get("aten::copy_");
-      emit(g_.make_node(copy, {Arg(in), Arg(cur(in)), Arg(IValue(false))}, false));
+      Node* epilogue = g_.make_node(copy, {Arg(in), Arg(cur(in)), Arg(IValue(false))}, false);
+      epilogue->set_note(std::string(kEpilogueNote));
+      emit(epilogue);
       changed = true;
     }
     g_.set_order(out_);

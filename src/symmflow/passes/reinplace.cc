@@ -21,11 +21,7 @@ namespace {
 
 constexpr size_t kEnd = std::numeric_limits<size_t>::max();
 
-bool is_epilogue_copy(const Node& n, const ir::Graph& g) {
-  if (n.op_name() != "aten::copy_" || n.functional() || n.arg(0).kind != Arg::Kind::Value) return false;
-  const auto& in = g.inputs();
-  return std::find(in.begin(), in.end(), n.arg(0).value) != in.end();
-}
+bool is_epilogue_copy(const Node& n, const ir::Graph&) { return n.note() == kEpilogueNote; }
 
 // Same dtype and sizes: the in-place op computes the same values (no promotion,
 // no broadcasting of self); the layout is may_write_in_place's business.
