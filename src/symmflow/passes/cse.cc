@@ -11,13 +11,14 @@ namespace {
 
 // A key that is equal exactly when two nodes compute the same thing: the overload
 // and every argument as printed (values by identity, constants by their exact
-// spelling, which round-trips doubles).
+// spelling, which round-trips doubles, rank/world expressions by their text).
+// An expression is not keyed by its value: `rank*4` and `0` are equal on rank 0
+// only, and every rank must make the same decisions (the same program shape).
 std::string key_of(const ir::Node& n) {
   std::string k = n.op_name();
   for (const auto& a : n.args()) {
     k += '\x1f';
-    if (a.kind == ir::Arg::Kind::Expr) k += ir::print_ivalue(a.constant);
-    else k += ir::print_arg(a);
+    k += ir::print_arg(a);
   }
   return k;
 }

@@ -95,8 +95,8 @@ bool MemoryPlanning::run(ir::Graph& g) {
   };
   std::vector<Buffer> buffers;
   for (Value* in : g.inputs())
-    if (in->is_tensor() && in->symmetric())  // rule 5
-      buffers.push_back({in, 0, last[size_t(in->id())]});
+    if (in->is_tensor() && in->symmetric())  // rule 5: copied back at the end when written
+      buffers.push_back({in, 0, kEnd});
   for (size_t p = 0; p < nodes.size(); ++p) {
     const ir::Node* n = nodes[p];
     for (Value* o : n->outputs()) {

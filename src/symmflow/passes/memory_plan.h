@@ -25,7 +25,7 @@
 // 4. Offsets are 64-byte aligned; with sentinels on, 64 guard bytes follow each
 //    buffer (checked after every run).
 // 5. Graph inputs that placement copies into symmetric memory get a symmetric
-//    buffer live from the start to their last read.
+//    buffer live for the whole run (a written one is copied back at the end).
 #pragma once
 #include "symmflow/passes/pass.h"
 

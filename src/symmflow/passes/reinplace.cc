@@ -176,12 +176,21 @@ class Reinplacer {
   }
 
   // May `result` (fresh, contiguous) take `target`'s place and layout (rules 3, 4)?
+  // The answer must be the same on every rank, whose programs differ only in
+  // rank-dependent constants such as a slice's start: so a storage offset alone
+  // (which such a start changes) never decides it — relative views of the result
+  // (slice, select, view, an in-flight handle) stay correct when it moves; only
+  // as_strided, whose offset is absolute, does not.
   bool may_write_in_place(Node* n, Value* target, Value* result, Node** scatter) {
     *scatter = absorbing_scatter(result, target);
     if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos_[n]) return false;
-    if (result->type() == target->type()) return true;
-    for (Node* u : users_[size_t(result->id())])
-      if (u != *scatter && is_view_node(*u)) return false;
+    const auto& r = result->type();
+    const auto& t = target->type();
+    const bool same_strides = r.sizes == t.sizes && r.strides == t.strides;
+    for (Node* u : users_[size_t(result->id())]) {
+      if (u == *scatter || !is_view_node(*u)) continue;
+      if (!same_strides || u->schema().name == "as_strided") return false;
+    }
     return true;
   }
 
