@@ -43,6 +43,8 @@ bool is_p2p(const Node& n) {
 
 bool is_wait(const Node& n) { return n.schema().ns == "c10d" && n.schema().name == "wait_tensor"; }
 
+bool is_as_strided(const Node& n) { return n.schema().ns == "aten" && n.schema().name == "as_strided"; }
+
 // How to rebuild a value from its storage's newest version: replay `view` on the
 // rebuilt `parent`; no view means the value is the storage itself.
 struct Recipe {
@@ -107,7 +109,7 @@ class Functionalizer {
     const Recipe& r = at(recipe_, v);
     if (!r.view) return latest;
     if (at(map_, v) && at(made_at_, v) == latest) return at(map_, v);
-    Value* parent = get(r.parent);
+    Value* parent = is_as_strided(*r.view) ? latest : get(r.parent);
     std::vector<Arg> args = r.view->args();
     args[0] = Arg(parent);
     Node* nv = g_.make_node(r.view->op(), std::move(args), false, r.view->loc());
@@ -146,6 +148,11 @@ class Functionalizer {
   void read(Node* n) {
     if (!n->args().empty() && n->arg(0).kind == Arg::Kind::Value) original_input_[n] = n->arg(0).value;
     substitute_args(n);
+    // as_strided addresses the storage, not its input's elements: it reads the
+    // storage's newest version (every version has the storage's layout), not a
+    // copy that holds only the input view's elements.
+    if (is_as_strided(*n) && n->arg(0).kind == Arg::Kind::Value && root(original_input_[n]))
+      n->args()[0] = Arg(cur(root(original_input_[n])));
     emit(n);
     auto src = ir::output_storage_sources(*n);
     for (size_t i = 0; i < n->outputs().size(); ++i) {

@@ -184,6 +184,7 @@ class Reinplacer {
   bool may_write_in_place(Node* n, Value* target, Value* result, Node** scatter) {
     *scatter = absorbing_scatter(result, target);
     if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos_[n]) return false;
+    if (reads_own_target(n, target)) return false;
     const auto& r = result->type();
     const auto& t = target->type();
     const bool same_strides = r.sizes == t.sizes && r.strides == t.strides;
@@ -192,6 +193,23 @@ class Reinplacer {
       if (!same_strides || u->schema().name == "as_strided") return false;
     }
     return true;
+  }
+
+  // Rule 7: n itself reads the target's buffer through another argument. An aten
+  // op may (x.add_(x): each element is read before it is written, as eagerly) if
+  // it reads the same elements; a collective or P2P op, or a second written
+  // argument in the same buffer (cse may merge two equal buffers), may not.
+  bool reads_own_target(const Node* n, const Value* target) {
+    const int cls = find(target);
+    int seen = 0;
+    bool clash = false;
+    for (const auto& a : n->args())
+      a.for_each_value([&](Value* v) {
+        if (!v->is_tensor() || find(v) != cls) return;
+        if (v == target && seen++ == 0) return;  // the written argument itself, once
+        clash |= n->schema().ns != "aten" || v->type() != target->type();
+      });
+    return clash;
   }
 
   // The result now lives where the target is.
