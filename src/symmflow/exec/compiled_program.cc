@@ -36,7 +36,10 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
     Step s{n, {}, false, algo_named(n->algorithm())};
     for (const ir::Value* o : n->outputs()) {
       if (plan.slots.count(o->id())) s.planned.push_back(o->id());
-      if (o->symmetric() && roots[size_t(o->id())] == o && !passes::is_builtin_op(*n)) s.scoped = true;
+      // Results the plan cannot place (an opaque op's, or the copies a node still
+      // in functional form makes) are allocated symmetric around the node.
+      if (o->symmetric() && roots[size_t(o->id())] == o && (!passes::is_builtin_op(*n) || n->functional()))
+        s.scoped = true;
     }
     steps_.push_back(std::move(s));
   }

@@ -101,7 +101,7 @@ bool MemoryPlanning::run(ir::Graph& g) {
     const ir::Node* n = nodes[p];
     for (Value* o : n->outputs()) {
       if (roots[size_t(o->id())] != o) continue;  // a view or an in-place result
-      const bool scoped = o->symmetric() && !is_builtin_op(*n);
+      const bool scoped = o->symmetric() && (!is_builtin_op(*n) || n->functional());
       const bool returned = last[size_t(o->id())] == kEnd;
       if ((returned && !o->symmetric()) || n->functional() || scoped || o->type().storage_bytes() == 0) continue;
       buffers.push_back({o, p + 1, std::max(last[size_t(o->id())], p + 1)});

@@ -136,6 +136,11 @@ bool SymmPlacement::run(ir::Graph& g) {
       d.reason = fmt::format("produced by {}, an opaque custom op: it runs under a symmetric-allocation "
                              "scope, so its results are symmetric (0 copies)",
                              p->op_name());
+    } else if (p->functional()) {
+      d.kind = PlacementDecision::Kind::scope;
+      d.reason = fmt::format("produced by functional {}, which copies what it writes: the copies are made "
+                             "under a symmetric-allocation scope",
+                             p->op_name());
     } else if (value != root) {
       d.kind = PlacementDecision::Kind::view_base;
       d.reason = fmt::format("a view of %{}: its base, produced by {}, is planned in the symmetric arena "
