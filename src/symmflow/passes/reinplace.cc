@@ -235,7 +235,9 @@ class Reinplacer {
       ok[i] = may_write_in_place(n, target, n->output(i), &scatters[i]);
       // aten::clone makes a contiguous copy: a strided target keeps the functional
       // form, which copies in the target's layout (and is counted the same way).
-      if (!ok[i] && !target->type().is_contiguous_at_zero()) return false;
+      // (Dense strides, whatever the offset: offsets depend on the rank, and the
+      // decision must not.)
+      if (!ok[i] && target->type().strides != contiguous_strides(target->type().sizes)) return false;
     }
     for (size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i]) continue;
