@@ -6,11 +6,12 @@
 Runs each program twice with the reference runner (tests/torch/sf_torch.py):
 as it is, and *adversarially*: every receive buffer is poisoned (NaN, or
 -123456789 for integers) from its post to its wait and gets its data only at
-the wait; every send transmits a snapshot taken at its post, and its wait fails
-if the buffer changed meanwhile. A race-free program gives bitwise identical
-outputs and final inputs both ways; a program that reads a receive buffer
-before its wait shows the poison, one that writes a send buffer in flight fails
-its wait. Independent of gen_programs.py's own model, so it validates it.
+the wait; every send transmits a snapshot taken at its post. A race-free
+program gives bitwise identical outputs and final inputs both ways. A program
+that reads a receive buffer before its wait shows the poison in its results;
+one that writes a send buffer or a receive buffer in flight fails the wait (the
+send buffer changed / the poison is gone); one that never waits a P2P op fails
+at its return. Independent of gen_programs.py's own model, so it validates it.
 
 Prints one line per failure and `race: N passed, M failed`; exit 1 on any failure.
 """
@@ -60,16 +61,27 @@ def install_adversary():
         orig_recv(self, op, tmp, peer, tag)
         entry = self.works[-1]
         fin = entry[2]
-        if t.dtype in POISON:
-            t.fill_(POISON[t.dtype])
+        poison = POISON.get(t.dtype)
+        if poison is not None:
+            t.fill_(poison)
 
         def deliver(t=t, tmp=tmp, fin=fin):
             if fin is not None:
                 fin()
+            intact = poison is None or bool((t.isnan() if poison != poison else t == poison).all())
+            if not intact:
+                raise sf_torch.OpError(op, "race: receive buffer (peer %d, tag %d) written before "
+                                       "its wait" % (peer, tag), rc=1)
             t.copy_(tmp)
         entry[0], entry[2] = t, deliver
 
+    def wait_all(self):
+        if self.works:
+            raise sf_torch.OpError("return", "%d P2P op(s) never waited with c10d::wait_tensor"
+                                   % len(self.works), rc=1)
+
     sf_torch.Dist.post_send, sf_torch.Dist.post_recv = post_send, post_recv
+    sf_torch.Dist.wait_all = wait_all
 
 
 def outputs(d):

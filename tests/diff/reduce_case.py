@@ -4,13 +4,14 @@
     /usr/bin/python3 tests/diff/reduce_case.py PROG.sf --nproc N --match REGEX
                      [--symmflow PATH] [--out SMALL.sf] [--timeout SEC]
 
-Repeatedly deletes one statement (or one returned value), keeping a candidate
+Repeatedly deletes one statement with everything that uses its results (or
+one returned value), keeping a candidate
 when `SF run CAND --check --nproc N` still prints something matching REGEX
 (e.g. 'MISMATCH', 'verifier \\(after reinplace\\)', or 'exit 139' for a
 crash) and the candidate is still a valid, race-free program: it must run in
 the PyTorch reference runner with identical results under adversarial P2P
 delivery (race_oracle.py). Stops when no single deletion keeps the failure.
-Deterministic failures only: a hang that shows up one run in ten won't shrink.
+An intermittent failure needs --tries (a candidate fails when any try does).
 """
 import argparse
 import os
@@ -57,17 +58,45 @@ class Program:
         return "\n".join([head] + self.body + ["  return " + ", ".join(self.rvals), "}"]) + "\n"
 
     def without(self, stmt=None, ret=None):
-        """A copy with statement `stmt` or returned value `ret` deleted."""
+        """A copy with statement `stmt` and every statement that uses what it
+        defines (transitively; returned values too), or with returned value
+        `ret`, deleted. None when nothing would be left to return."""
         p = Program(self.text())
-        if stmt is not None:
-            del p.body[stmt]
         if ret is not None:
             del p.rvals[ret]
             del p.rtypes[ret]
+            return p
+        gone, names = {stmt}, set(defs(p.body[stmt]))
+        for j in range(stmt + 1, len(p.body)):
+            if uses(p.body[j]) & names:
+                gone.add(j)
+                names |= defs(p.body[j])
+        p.body = [l for j, l in enumerate(p.body) if j not in gone]
+        keep = [i for i, v in enumerate(p.rvals) if v not in names]
+        if not keep:
+            return None
+        p.rvals = [p.rvals[i] for i in keep]
+        p.rtypes = [p.rtypes[i] for i in keep]
         return p
 
 
+def defs(line):
+    """The values a statement defines."""
+    lhs = line.split("=", 1)[0] if re.match(r"\s*%[\w.]+(\s*,\s*%[\w.]+)*\s*=", line) else ""
+    return set(re.findall(r"%[\w.]+", lhs))
+
+
+def uses(line):
+    rhs = line.split("=", 1)[1] if defs(line) else line
+    return set(re.findall(r"(?<![\w)\]])%[\w.]+", rhs))  # not the `%` of `(rank+1)%world`
+
+
 def fails(args, text):
+    """Does the program fail as --match says (in any of --tries runs)?"""
+    return any(fails_once(args, text) for _ in range(args.tries))
+
+
+def fails_once(args, text):
     with tempfile.NamedTemporaryFile("w", suffix=".sf", delete=False) as f:
         f.write(text)
     try:
@@ -102,6 +131,7 @@ def main(argv=None):
     ap.add_argument("--match", required=True, help="regex over the output (+ 'exit N' / 'timed out')")
     ap.add_argument("--symmflow", default=os.path.join(ROOT, "build", "dev", "symmflow"))
     ap.add_argument("--timeout", type=int, default=30)
+    ap.add_argument("--tries", type=int, default=1, help="runs per candidate, for intermittent failures")
     ap.add_argument("--out", help="write the reduced program here (default: stdout)")
     args = ap.parse_args(argv)
     with open(args.program) as f:
@@ -119,7 +149,7 @@ def main(argv=None):
         i = 0
         while i < len(prog.body):
             cand = prog.without(stmt=i)
-            if keep(cand):
+            if cand is not None and keep(cand):
                 prog, progress = cand, True
                 print(f"reduce_case: {len(prog.body)} statements", file=sys.stderr)
             else:

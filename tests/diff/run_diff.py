@@ -3,13 +3,17 @@
 
     python3 tests/diff/run_diff.py [--symmflow PATH] [--gen-count C] [--gen-seed S]
                                    [-j J] [--timeout SEC] [--filter TEXT] [-v]
+                                   [--repro] [--no-coll-during-p2p] [--runner torch]
 
 Runs `SF run PROG --check --nproc N` for
-  - every hand-written program in tests/diff/programs/ at N = 2, 3 and 4, and
+  - every hand-written program in tests/diff/programs/ and examples/ at
+    N = 2, 3 and 4, and
   - C generated programs (default 200, from a fixed seed; every fifth one
     world-agnostic) at N = 1, 2, 3, 4 in turn,
-each under a timeout (default 60 s). A failure prints the command that
-reproduces it and the tail of its output. The last line is exactly
+each under a timeout (default 60 s; -j 1 by default, as the ranks of one
+program already use the cores). A failure prints the command that reproduces
+it and the tail of its output. --repro adds tests/diff/repro/*.sf (reduced open
+bugs) at the world size each names. The last line is exactly
 `diff: N passed, M failed`; the exit status is 0 only when nothing failed.
 
 --runner torch runs the same programs in the PyTorch reference runner
@@ -19,6 +23,7 @@ eager/compiled comparison (programs in the `functional` form are skipped there).
 import argparse
 import concurrent.futures
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -47,9 +52,24 @@ class Case:
 
 
 def hand_written(nprocs, flt):
-    d = os.path.join(HERE, "programs")
-    files = sorted(f for f in os.listdir(d) if f.endswith(".sf"))
-    return [Case(os.path.join(d, f), n) for f in files for n in nprocs if flt in f]
+    """tests/diff/programs/*.sf, and examples/*.sf (the blog kernel lives there)."""
+    files = []
+    for d in (os.path.join(HERE, "programs"), os.path.join(ROOT, "examples")):
+        if os.path.isdir(d):
+            files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".sf"))
+    return [Case(f, n) for f in files for n in nprocs if flt in f]
+
+
+def repros(flt):
+    """tests/diff/repro/*.sf, each at the world size its `--nproc N` comment names."""
+    d = os.path.join(HERE, "repro")
+    cases = []
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        path = os.path.join(d, f)
+        if f.endswith(".sf") and flt in path:
+            m = re.search(r"--nproc (\d+)", open(path).read())
+            cases.append(Case(path, int(m.group(1)) if m else 2))
+    return cases
 
 
 def generated(count, seed, gen_dir, flt, coll_during_p2p=True):
@@ -127,6 +147,8 @@ def main(argv=None):
     ap.add_argument("--no-coll-during-p2p", action="store_true",
                     help="generate no collective while a P2P op is in flight (see gen_programs.py)")
     ap.add_argument("--hand-nprocs", default="2,3,4")
+    ap.add_argument("--repro", action="store_true",
+                    help="also run tests/diff/repro/*.sf (reduced open bugs) at their world size")
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per program")
     ap.add_argument("--filter", default="", help="only programs whose path contains this")
@@ -136,6 +158,8 @@ def main(argv=None):
     gen_dir = args.gen_dir or tempfile.mkdtemp(prefix="sf-diff-gen-")
     os.makedirs(gen_dir, exist_ok=True)
     cases = hand_written([int(n) for n in args.hand_nprocs.split(",") if n], args.filter)
+    if args.repro:
+        cases += repros(args.filter)
     cases += generated(args.gen_count, args.gen_seed, gen_dir, args.filter, not args.no_coll_during_p2p)
     skipped = 0
     if args.runner == "torch":  # the reference runner refuses the functional form by design
@@ -168,7 +192,7 @@ def main(argv=None):
             sys.stdout.flush()
 
     if args.gen_dir is None:
-        if failed:
+        if failed and args.gen_count > 0:
             print(f"generated programs kept in {gen_dir}")
         else:
             shutil.rmtree(gen_dir, ignore_errors=True)
