@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "symmflow/core/ivalue.h"
+#include "symmflow/core/overlap.h"
 #include "symmflow/core/tensor.h"
 
 namespace symmflow {
@@ -65,6 +66,59 @@ TEST(Tensor, MetaHasNoData) {
   EXPECT_TRUE(m.is_meta());
   EXPECT_EQ(m.strides(), (Shape{8, 1}));
   EXPECT_THROW(m.data_ptr(), Error);
+}
+
+TEST(Overlap, PyTorchRules) {
+  auto x = Tensor::empty({8}, DType::f32);
+  auto a = x.as_strided({6}, {1}, 0), b = x.as_strided({6}, {1}, 2);  // x[0:6], x[2:8]
+  EXPECT_EQ(overlap_status(a, b), Overlap::partial);
+  EXPECT_EQ(overlap_status(a, x.as_strided({6}, {1}, 0)), Overlap::full);  // same geometry
+  EXPECT_EQ(overlap_status(a, a), Overlap::full);
+  EXPECT_EQ(overlap_status(x.as_strided({2}, {1}, 0), x.as_strided({2}, {1}, 2)), Overlap::no);
+  EXPECT_EQ(overlap_status(a, Tensor::empty({6})), Overlap::no);          // other storage
+  EXPECT_EQ(overlap_status(a, x.as_strided({0}, {1}, 0)), Overlap::no);   // empty
+  EXPECT_EQ(overlap_status(a, x.as_strided({}, {}, 2)), Overlap::partial);  // one element inside
+  // Square and its transpose: same bytes, other strides.
+  auto sq = Tensor::empty({3, 3}, DType::f32);
+  EXPECT_EQ(overlap_status(sq, sq.as_strided({3, 3}, {1, 3}, 0)), Overlap::partial);
+  // Not dense (columns 0:2 and 1:3 of a 3x4): PyTorch does not decide.
+  auto m = Tensor::empty({3, 4}, DType::f32);
+  EXPECT_EQ(overlap_status(m.as_strided({3, 2}, {4, 1}, 0), m.as_strided({3, 2}, {4, 1}, 1)),
+            Overlap::too_hard);
+  EXPECT_TRUE(may_overlap(m.as_strided({3, 2}, {4, 1}, 0), m.as_strided({3, 2}, {4, 1}, 1)));
+  EXPECT_FALSE(may_overlap(m.as_strided({2}, {1}, 0), m.as_strided({2}, {1}, 2)));
+  // Meta tensors have no memory: they overlap nothing.
+  EXPECT_EQ(overlap_status(Tensor::meta({4}, DType::f32), Tensor::meta({4}, DType::f32)), Overlap::no);
+
+  EXPECT_TRUE(is_non_overlapping_and_dense(sq.as_strided({3, 3}, {1, 3}, 0)));  // a permutation
+  EXPECT_TRUE(is_non_overlapping_and_dense(m.as_strided({1, 4}, {99, 1}, 0)));  // size-1 dim
+  EXPECT_FALSE(is_non_overlapping_and_dense(m.as_strided({3, 2}, {4, 1}, 0)));
+  EXPECT_EQ(internal_overlap(x.as_strided({2, 3}, {0, 1}, 0)), InternalOverlap::yes);  // expand
+  EXPECT_EQ(internal_overlap(Tensor::meta({2, 3}, DType::f32, {0, 1})), InternalOverlap::yes);
+  EXPECT_EQ(internal_overlap(x.as_strided({1, 3}, {0, 1}, 0)), InternalOverlap::no);  // size 1
+  EXPECT_EQ(internal_overlap(x.as_strided({2, 3}, {1, 1}, 0)), InternalOverlap::too_hard);
+  EXPECT_EQ(internal_overlap(x.as_strided({2, 0}, {0, 1}, 0)), InternalOverlap::no);  // empty
+
+  auto message = [](auto&& fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(message([&] { assert_no_partial_overlap("add_", a, b); })
+                .find("add_: unsupported operation: some elements of the input tensor and the "
+                      "written-to tensor refer to a single memory location. Please clone() the "
+                      "tensor before performing the operation."),
+            std::string::npos);
+  EXPECT_NE(message([&] { assert_no_internal_overlap("copy_", x.as_strided({2, 3}, {0, 1}, 0)); })
+                .find("copy_: unsupported operation: more than one element of the written-to "
+                      "tensor refers to a single memory location. Please clone() the tensor "
+                      "before performing the operation."),
+            std::string::npos);
+  EXPECT_NO_THROW(assert_no_partial_overlap("add_", a, a));
+  EXPECT_NO_THROW(assert_no_internal_overlap("add_", x.as_strided({2, 3}, {1, 1}, 0)));
 }
 
 TEST(Tensor, AllocatorGuardSwapsAllocator) {

@@ -166,6 +166,9 @@ class Node {
   // Whether argument i was written in the source (the printer omits the others,
   // which hold their defaults).
   bool arg_given(size_t i) const { return given_.at(i); }
+  // A pass that fills in an argument the source left to its default makes it
+  // explicit, so that the printed text means the same.
+  void mark_given(size_t i) { given_.at(i) = true; }
   const std::vector<Value*>& outputs() const { return outputs_; }
   Value* output(size_t i) const { return outputs_.at(i); }
   bool functional() const { return functional_; }

@@ -71,17 +71,29 @@ Tensor pow_impl(std::string_view op, Dest dest, Operand self, Operand exponent) 
   return binary<kIntsAndFloats>({op}, dest, self, exponent, plain<functors::Pow>());
 }
 
-// Tensor ** Scalar: PowScalar's fast paths (x*x, sqrt, ...) on the exponent's value.
+// Tensor ** Scalar: PowScalar's per-dtype paths (pointwise_functors.h). As PyTorch,
+// the exponent is converted to a bf16/f16/integer dtype with an overflow check
+// (pow(f16, 1e6) is an error); f32/f64 take it as a double.
 Tensor pow_scalar_impl(std::string_view op, Dest dest, const Tensor& self, const Scalar& e) {
   SF_CHECK(!(!is_floating(self.dtype()) && !e.is_floating() && e.to_int() < 0),
            "{}: Integers to negative integer powers are not allowed.", op);
   const DType common = result_type({self, e});
   dispatch<kIntsAndFloats>(op, common, [](auto) {});
-  return finish(op, dest, self.sizes(), common, self.is_meta(), [&](const Tensor& dst) {
+  if (common != DType::f32 && common != DType::f64) check_scalar_fits(op, e, common);
+  return finish(op, dest, self.sizes(), common, self.is_meta(), {self}, [&](const Tensor& dst) {
     dispatch<kIntsAndFloats>(op, common, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      // bf16/f16 round the exponent to T first (PyTorch's exp_scalar.to<scalar_t>()).
-      const functors::PowScalar f{is_reduced_float_v<T> ? double(float(e.to<T>())) : e.to_double()};
+      using P = functors::PowScalar;
+      P f{e.to_double()};
+      if constexpr (std::is_same_v<T, Half>) {
+        f = P{double(float(e.to<T>())), P::kStd};
+      } else if constexpr (std::is_same_v<T, BFloat16>) {
+        // bf16 rounds the exponent first; PyTorch picks sqrt/rsqrt/reciprocal on the
+        // exponent as given, x*x & co. on the rounded one, powf otherwise.
+        const double r = double(float(e.to<T>()));
+        const bool special = r == 0.5 || r == -0.5 || r == -1.0;
+        f = P{r, special && r != e.to_double() ? P::kStd : P::kBFloat16};
+      }
       elementwise<T, T>(dst, {prepare_input(self, common, dst)}, f);
     });
   });
@@ -103,11 +115,22 @@ Tensor clamp_impl(std::string_view op, Dest dest, const Tensor& self,
   if (max) rt.add(*max);
   const DType common = rt.get();
   dispatch<kIntsAndFloats>(op, common, [](auto) {});
-  return finish(op, dest, self.sizes(), common, self.is_meta(), [&](const Tensor& dst) {
+  // PyTorch (clamp_out): with both bounds given, a NaN bound makes every element
+  // NaN. A single NaN bound compares false everywhere and leaves x as it is.
+  const bool nan_bound = min && max && (std::isnan(min->to_double()) || std::isnan(max->to_double()));
+  if (!nan_bound) {
+    if (min) check_scalar_fits(op, *min, common);
+    if (max) check_scalar_fits(op, *max, common);
+  }
+  return finish(op, dest, self.sizes(), common, self.is_meta(), {self}, [&](const Tensor& dst) {
     dispatch<kIntsAndFloats>(op, common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
       using L = std::numeric_limits<C>;
+      if (nan_bound) {  // only floating here: a NaN bound makes the result floating
+        return elementwise<T, T>(dst, {prepare_input(self, common, dst)},
+                                 [](C) { return L::quiet_NaN(); });
+      }
       const C lo = min ? scalar_value<T>(*min) : L::has_infinity ? -L::infinity() : L::lowest();
       const C hi = max ? scalar_value<T>(*max) : L::has_infinity ? L::infinity() : L::max();
       const auto f = [lo, hi](C x) { return functors::Clamp{}(x, lo, hi); };
@@ -122,7 +145,11 @@ Tensor where_impl(std::string_view op, Dest dest, const Tensor& cond, Operand a,
   const DType common = result_type({a, b});
   const Shape shape = broadcast_operands({cond, a, b});
   const bool meta = any_meta_operand({cond, a, b});
-  return finish(op, dest, shape, common, meta, [&](const Tensor& dst) {
+  // A Scalar becomes a tensor of the common dtype (PyTorch 1.13: scalar_tensor,
+  // with its overflow check): where(c, i32, 2**40) is an error, here and on meta.
+  for (Operand o : {a, b})
+    if (!o.is_tensor()) check_scalar_fits(op, *o.scalar, common);
+  return finish(op, dest, shape, common, meta, {cond, a, b}, [&](const Tensor& dst) {
     auto input = [&](Operand o) {
       return o.is_tensor() ? prepare_input(*o.tensor, common, dst) : scalar_tensor(*o.scalar, common);
     };

@@ -1,8 +1,11 @@
 #include "symmflow/kernels/copy.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/kernels/loops.h"
+#include "symmflow/kernels/type_promotion.h"
 
 namespace symmflow::kernels {
 
@@ -30,13 +33,30 @@ void convert_run(char** p, const int64_t* s, int64_t n) {
   }
 }
 
+// src must broadcast to dst's shape exactly (PyTorch: dst is the iterator's output,
+// which is never resized), with PyTorch's two messages.
+void check_copy_shapes(const Tensor& dst, const Tensor& src) {
+  const Shape& d = dst.sizes();
+  const Shape& s = src.sizes();
+  const size_t n = std::max(d.size(), s.size());
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t a = i < n - d.size() ? 1 : d[i - (n - d.size())];
+    const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
+    SF_CHECK(a == b || a == 1 || b == 1,
+             "copy_: The size of tensor a ({}) must match the size of tensor b ({}) at "
+             "non-singleton dimension {} (copying {} into {})",
+             a, b, i, src.type_string(), dst.type_string());
+  }
+  const Shape b = broadcast_shapes(d, s);
+  SF_CHECK(b == d, "copy_: output with shape {} doesn't match the broadcast shape {}",
+           shape_to_string(d), shape_to_string(b));
+}
+
 }  // namespace
 
 const Tensor& copy_(const Tensor& dst, const Tensor& src) {
-  if (any_meta({&dst, &src})) {
-    broadcast_shapes(dst.sizes(), src.sizes());  // still reject bad shapes
-    return dst;
-  }
+  check_copy_shapes(dst, src);
+  if (any_meta({&dst, &src})) return dst;
   const auto& shape = dst.sizes();
   if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.is_contiguous() &&
       src.is_contiguous()) {
@@ -56,7 +76,20 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
   return dst;
 }
 
+const Tensor& checked_copy_(const Tensor& dst, const Tensor& src) {
+  if (dst.is_same(src)) return dst;
+  const bool meta = any_meta({&dst, &src});
+  // PyTorch returns before any check when both are views of the same data.
+  if (!meta && dst.shares_storage(src) && dst.storage_offset() == src.storage_offset() &&
+      dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.strides() == src.strides())
+    return dst;
+  assert_no_internal_overlap("copy_", dst);
+  if (!meta) assert_no_partial_overlap("copy_", dst, src);
+  return copy_(dst, src);
+}
+
 const Tensor& fill_(const Tensor& dst, const Scalar& v) {
+  check_scalar_fits("fill_", v, dst.dtype());
   if (dst.is_meta()) return dst;
   std::array<char*, 1> base{static_cast<char*>(dst.data_ptr())};
   std::array<std::vector<int64_t>, 1> st{byte_strides(dst)};

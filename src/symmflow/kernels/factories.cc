@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/type_promotion.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -50,6 +51,7 @@ Tensor full(const Shape& shape, const Scalar& value, std::optional<DType> dtype,
                    : value.is_bool()     ? DType::boolean
                    : value.is_integral() ? DType::i64
                                          : DType::f32;
+  check_scalar_fits("full", value, dt);
   Tensor out = make(shape, dt, meta);
   fill_(out, value);
   return out;
@@ -63,26 +65,57 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               std::optional<DType> dtype, bool meta) {
   const bool all_int = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const DType dt = dtype.value_or(all_int ? DType::i64 : DType::f32);
+  SF_CHECK(dt != DType::boolean, "arange: not implemented for dtype bool");
+  // The length always comes from the doubles as given, except for i64 (below).
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  SF_CHECK(std::isfinite(s) && std::isfinite(e), "arange: bounds must be finite, got [{}, {})", s,
-           e);
-  SF_CHECK(st != 0, "arange: step must be nonzero");
-  SF_CHECK((st > 0 && e >= s) || (st < 0 && e <= s),
-           "arange: the bounds [{}, {}) are inconsistent with the sign of step {}", s, e, st);
   int64_t n;
-  if (all_int) {
+  Tensor out;
+  if (!is_floating(dt)) {
+    // PyTorch (RangeFactories.cpp) converts start, end and step to int64 first,
+    // truncating, with an overflow check: arange(0, 3, 0.5, dtype=i64) has step 0.
+    for (const Scalar* v : {&start, &end, &step}) check_scalar_fits("arange", *v, DType::i64);
     const int64_t a = start.to_int(), b = end.to_int(), c = step.to_int();
-    n = c > 0 ? (b - a + c - 1) / c : (a - b + (-c) - 1) / (-c);
-  } else {
-    n = int64_t(std::ceil((e - s) / st));
+    SF_CHECK(c != 0, "arange: step must be nonzero");
+    SF_CHECK((c > 0 && b >= a) || (c < 0 && b <= a),
+             "arange: the bounds [{}, {}) are inconsistent with the sign of step {}", a, b, c);
+    // i64 counts in integers; other integer dtypes count from the doubles, so
+    // arange(0, 3.5, 1, dtype=i32) has 4 elements and the i64 one 3 (PyTorch).
+    const double len = dt == DType::i64 ? double((b - a + c - (c > 0 ? 1 : -1)) / c)
+                                        : std::ceil((e - s) / st);
+    SF_CHECK(len >= 0 && len <= 0x1p63, "arange: invalid size {}, possible overflow?", len);
+    n = int64_t(len);
+    out = make({n}, dt, meta);
+    if (meta) return out;
+    SF_DISPATCH(dt, {
+      T* p = out.data<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = Scalar(int64_t(uint64_t(a) + uint64_t(i) * uint64_t(c))).to<T>();
+    });
+    return out;
   }
-  Tensor out = make({n}, dt, meta);
+  // Floating: bounds and values in PyTorch's accumulate type, double for f32/f64 and
+  // float for bf16/f16 (so the bounds must fit a float).
+  const bool half = dt == DType::bf16 || dt == DType::f16;
+  if (half)
+    for (const Scalar* v : {&start, &end, &step}) check_scalar_fits("arange", *v, DType::f32);
+  const double xs = half ? float(s) : s, xe = half ? float(e) : e, xst = half ? float(st) : st;
+  SF_CHECK(xst != 0, "arange: step must be nonzero");
+  SF_CHECK(std::isfinite(xs) && std::isfinite(xe), "arange: bounds must be finite, got [{}, {})",
+           xs, xe);
+  SF_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs),
+           "arange: the bounds [{}, {}) are inconsistent with the sign of step {}", xs, xe, xst);
+  const double len = std::ceil((e - s) / st);
+  SF_CHECK(len >= 0 && len <= 0x1p63, "arange: invalid size {}, possible overflow?", len);
+  n = int64_t(len);
+  out = make({n}, dt, meta);
   if (meta) return out;
   SF_DISPATCH(dt, {
-    T* p = out.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      if (all_int) p[i] = Scalar(start.to_int() + i * step.to_int()).to<T>();
-      else p[i] = Scalar(s + double(i) * st).to<T>();
+    if constexpr (std::is_floating_point_v<T>) {
+      T* p = out.data<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = T(xs + double(i) * xst);
+    } else if constexpr (!std::is_integral_v<T>) {  // bf16, f16: computed in float
+      T* p = out.data<T>();
+      const float fs = float(xs), fst = float(xst);
+      for (int64_t i = 0; i < n; ++i) p[i] = T(fs + fst * float(i));
     }
   });
   return out;

@@ -11,11 +11,18 @@
 //   handle); the promoted type must be castable to self's dtype and the broadcast
 //   shape must be self's shape. `op_out(out, ...)` writes out and returns it: out
 //   must have the result shape (an out with 0 elements is resized) and the result
-//   type must be castable to out's dtype.
+//   type must be castable to out's dtype (neg, abs and gelu: exactly the result
+//   dtype; relu: any dtype; as PyTorch).
 // - Types follow PyTorch's result_type (type_promotion.h). Integer inputs of true
 //   division and of exp/log/sqrt/rsqrt/sin/cos/tanh/sigmoid become f32.
-// - Inputs may be any strided view (transposed, sliced, expanded with stride 0). An
-//   input that overlaps the written tensor in a different layout is copied first.
+// - Inputs may be any strided view (transposed, sliced, expanded with stride 0).
+//   Memory overlap of in-place and out= writes follows PyTorch (core/overlap.h): the
+//   written tensor must not repeat an element (stride 0, e.g. an expand), and an
+//   input must not partially overlap it (x[0:6] += x[2:8] is an error; the same
+//   view, x += x, is fine). These are errors when the op runs (meta tensors have no
+//   memory), except the stride-0 one, which is geometry and raised on meta too.
+//   Overlaps PyTorch leaves undecided (neither view dense, e.g. x[:, 0:2] +=
+//   x[:, 1:3]) read the old values: such an input is copied first.
 // - Meta: when any input is a meta tensor, only the output type is computed and a
 //   meta tensor is returned (shape and dtype errors are still raised). So every op
 //   here is also its own Meta kernel.
@@ -69,7 +76,9 @@ const Tensor& div_out(const Tensor& out, const Tensor& a, const Scalar& b,
 // ---- pow ----------------------------------------------------------------------
 // An integral tensor to a negative integral Scalar power is an Error ("Integers to
 // negative integer powers are not allowed."); with a tensor exponent, integer
-// powers follow PyTorch (1 ** -n == 1, (-1) ** -n == +-1, otherwise 0).
+// powers follow PyTorch (1 ** -n == 1, (-1) ** -n == +-1, otherwise 0). A Scalar
+// exponent takes PyTorch's per-dtype paths (functors::PowScalar: f16 has no sqrt
+// shortcut, so f16 pow(-inf, 0.5) is inf) and must fit a bf16/f16/integer dtype.
 Tensor pow(const Tensor& self, const Tensor& exponent);
 Tensor pow(const Tensor& self, const Scalar& exponent);
 Tensor pow(const Scalar& self, const Tensor& exponent);
@@ -86,6 +95,9 @@ const Tensor& maximum_out(const Tensor& out, const Tensor& a, const Tensor& b);
 const Tensor& minimum_out(const Tensor& out, const Tensor& a, const Tensor& b);
 
 // ---- clamp: min(max(x, lo), hi); a missing bound is not applied -----------------
+// With both bounds given and either NaN, every element is NaN (PyTorch); a single
+// NaN bound leaves x unchanged. Bounds must fit the result dtype (clamp(i32, 2**40)
+// is an error, as PyTorch's checked conversion).
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min,
              const std::optional<Scalar>& max = std::nullopt);
 const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min,
@@ -115,11 +127,11 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
 
 // ---- unary --------------------------------------------------------------------
 // X(name, functor, integer inputs become f32, dtypes it runs on)
-// neg/abs/relu keep integer dtypes; abs of bool is the identity; neg and relu of
-// bool are errors.
+// neg/abs/relu keep integer dtypes; neg, abs and relu of bool are errors (PyTorch:
+// "abs_cpu" not implemented for 'Bool').
 #define SF_POINTWISE_UNARY_OPS(X)                                      \
   X(neg, Neg, false, kIntsAndFloats)                                  \
-  X(abs, Abs, false, kAllTypes)                                       \
+  X(abs, Abs, false, kIntsAndFloats)                                  \
   X(relu, Relu, false, kIntsAndFloats)                                \
   X(exp, Exp, true, kFloats)                                          \
   X(log, Log, true, kFloats)                                          \

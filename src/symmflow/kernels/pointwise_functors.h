@@ -125,19 +125,35 @@ struct Pow {
   }
 };
 
-// x ** e for a Scalar exponent, with PyTorch's fast paths (2, 3, -2, 0.5, -0.5, -1).
-// f32 computes the general case in double (std::pow(float, double)), as PyTorch does;
-// for bf16/f16 the kernel passes e already rounded to that dtype.
+// x ** e for a Scalar exponent, as PyTorch's CPU kernel for each dtype (PowKernel.cpp,
+// the same in 1.13 and 2.x). `mode`:
+// - kFast (f32, f64; the integer types ignore it): the fast paths 2 (x*x), 3 (x*x*x),
+//   -2 (1/(x*x)), 0.5 (sqrt), -0.5 (1/sqrt), -1 (1/x); otherwise pow in double (f32:
+//   std::pow(float, double)).
+// - kBFloat16 (bf16, on its float compute type, e already rounded to bf16): the same
+//   fast paths, but PyTorch evaluates x*x*x and 1/(x*x) in BFloat16 arithmetic, so
+//   x*x is rounded to bf16 before its second use; otherwise powf(x, e).
+// - kStd (f16; bf16 when only the rounding made e 0.5, -0.5 or -1): powf(x, e), no
+//   fast path. PyTorch has none for Half, so pow(-inf, 0.5) is inf there, where
+//   sqrt gives nan for f32/f64/bf16, and pow(-0.0, 0.5) is +0.0, not -0.0.
 struct PowScalar {
+  enum Mode : unsigned char { kFast, kBFloat16, kStd };
   double e;
+  Mode mode = kFast;
   template <typename T> T operator()(T x) const {
     if constexpr (std::is_floating_point_v<T>) {
-      if (e == 2.0) return x * x;
-      if (e == 3.0) return x * x * x;
-      if (e == -2.0) return T(1) / (x * x);
+      if (mode == kStd) return std::pow(x, T(e));
       if (e == 0.5) return std::sqrt(x);
       if (e == -0.5) return T(1) / std::sqrt(x);
       if (e == -1.0) return T(1) / x;
+      if (e == 2.0) return x * x;
+      if (mode == kBFloat16) {
+        if (e == 3.0) return T(float(BFloat16(float(x * x)))) * x;
+        if (e == -2.0) return T(1) / T(float(BFloat16(float(x * x))));
+        return std::pow(x, T(e));
+      }
+      if (e == 3.0) return x * x * x;
+      if (e == -2.0) return T(1) / (x * x);
       return T(std::pow(double(x), e));
     } else {
       return powi(x, T(e));

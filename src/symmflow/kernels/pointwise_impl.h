@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/loops.h"
 #include "symmflow/kernels/pointwise_functors.h"
@@ -107,18 +108,25 @@ void elementwise(const Tensor& dst, const std::array<Tensor, sizeof...(In)>& ins
 
 // ---- operands, destinations -----------------------------------------------------
 
-// `t` as a loop input for dst: converted to `dtype`, and copied when it shares
-// memory with dst in a different layout (a transposed or shifted view of dst).
+// `t` as a loop input for dst: converted to `dtype`, and copied when it may share
+// memory with dst in a different layout. (A partial overlap of two dense views is
+// an error before this, in prepare_dest, as in PyTorch; what is left are layouts
+// PyTorch does not decide, e.g. x[:, 0:2] += x[:, 1:3], which read the old values.)
 Tensor prepare_input(const Tensor& t, DType dtype, const Tensor& dst);
 // A one-element tensor of dtype `dtype` holding `s` (where/pow with Scalar operands).
 Tensor scalar_tensor(const Scalar& s, DType dtype);
 // The broadcast shape of the tensor operands (Scalars have shape []).
 Shape broadcast_operands(std::initializer_list<Operand> ops);
 bool any_meta_operand(std::initializer_list<Operand> ops);
-// For out= and in-place: checks the cast, the shape (resizing an empty out), and
-// that dst has no two elements at one address.
+// For out= and in-place, PyTorch's checks: dst has no two elements at one address
+// (a stride-0 dim), no tensor of `inputs` partially overlaps dst (overlap.h; the
+// same geometry is fine), the result type casts to dst's dtype, and the shape
+// (an empty out is resized).
 void prepare_dest(std::string_view op, const Tensor& dst, bool inplace, const Shape& shape,
-                  DType result);
+                  DType result, std::initializer_list<Operand> inputs);
+// An out= of another shape is an error unless it is empty: then it is resized
+// (a fresh contiguous storage; a meta out gets the new type only).
+void resize_out(std::string_view op, const Tensor& out, const Shape& shape);
 
 // Where the result goes: a fresh tensor (out == nullptr), self (in place) or out.
 struct Dest {
@@ -129,11 +137,12 @@ struct Dest {
   static Dest into(const Tensor& out) { return {&out, false}; }
 };
 
-// Resolves the destination for a result of `shape`/`result` and runs fill(dst) with a
-// dst of exactly that dtype and shape (a temporary when out's dtype differs).
+// Resolves the destination for a result of `shape`/`result` computed from `inputs`
+// and runs fill(dst) with a dst of exactly that dtype and shape (a temporary when
+// out's dtype differs).
 template <typename Fill>
 Tensor finish(std::string_view op, Dest dest, const Shape& shape, DType result, bool meta,
-              Fill&& fill) {
+              std::initializer_list<Operand> inputs, Fill&& fill) {
   if (dest.out == nullptr) {
     if (meta) return Tensor::meta(shape, result);
     Tensor dst = Tensor::empty(shape, result);
@@ -141,7 +150,7 @@ Tensor finish(std::string_view op, Dest dest, const Shape& shape, DType result, 
     return dst;
   }
   const Tensor& o = *dest.out;
-  prepare_dest(op, o, dest.inplace, shape, result);
+  prepare_dest(op, o, dest.inplace, shape, result, inputs);
   if (meta || o.is_meta()) return o;
   if (o.dtype() == result) {
     fill(o);
@@ -198,7 +207,7 @@ Tensor binary(const BinaryInfo& info, Dest dest, Operand a, Operand b, Make&& ma
   });
   const Shape shape = broadcast_operands({a, b});
   const bool meta = any_meta_operand({a, b});
-  return finish(info.name, dest, shape, result, meta, [&](const Tensor& dst) {
+  return finish(info.name, dest, shape, result, meta, {a, b}, [&](const Tensor& dst) {
     dispatch<Set>(info.name, common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = compute_t<T>;
@@ -242,13 +251,19 @@ Tensor binary(const BinaryInfo& info, Dest dest, Operand a, Operand b, Make&& ma
 }
 
 // ---- unary ops ------------------------------------------------------------------
-// make(Tag<T>{}) returns the element function on compute_t<T>.
+// make(Tag<T>{}) returns the element function on compute_t<T>. same_dtype_out: an
+// out= must have exactly the result dtype, no cast (PyTorch builds neg, abs and gelu
+// without type promotion: "Found dtype Double but expected Float").
 template <unsigned Set, typename Make>
-Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Make&& make) {
+Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Make&& make,
+             bool same_dtype_out = false) {
   const DType common = int_to_float ? to_floating(x.dtype()) : x.dtype();
   // Check the dtype before any meta shortcut, so the Meta kernel rejects it too.
   dispatch<Set>(name, common, [](auto) {});
-  return finish(name, dest, x.sizes(), common, x.is_meta(), [&](const Tensor& dst) {
+  if (same_dtype_out && dest.out != nullptr && !dest.inplace)
+    SF_CHECK(dest.out->dtype() == common, "{}: Found dtype {} but expected {}", name,
+             dtype_name(dest.out->dtype()), dtype_name(common));
+  return finish(name, dest, x.sizes(), common, x.is_meta(), {x}, [&](const Tensor& dst) {
     dispatch<Set>(name, common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       elementwise<T, T>(dst, {prepare_input(x, common, dst)}, make(tag));

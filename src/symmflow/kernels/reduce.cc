@@ -52,11 +52,46 @@ ReducePlan make_plan(const char* op, const Tensor& t, const Shape& dims, bool ke
 template <typename T>
 constexpr bool is_half_v = std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>;
 
-// The accumulator of a sum whose output is O.
+// A float sum with a fixed order and a small error: the elements (in the order
+// they come, row-major over the reduced dims) are summed in blocks of kBlock, the
+// blocks in blocks of kBlock, and those in turn, all in float. The result depends
+// only on the values and their order, never on how the loops are arranged, and its
+// error grows with about 2 kBlock + n / kBlock^2 roundings instead of n. Every step
+// is a float addition, so it overflows to inf where PyTorch's float sum does.
+class FloatSum {
+ public:
+  void operator+=(float v) {
+    l0_ += v;
+    if ((++n_ & (kBlock - 1)) != 0) return;
+    l1_ += l0_;
+    l0_ = 0;
+    if ((n_ & (kBlock * kBlock - 1)) != 0) return;
+    l2_ += l1_;
+    l1_ = 0;
+  }
+  float value() const { return (l2_ + l1_) + l0_; }
+
+ private:
+  static constexpr int64_t kBlock = 128;  // a power of two
+  float l0_ = 0, l1_ = 0, l2_ = 0;
+  int64_t n_ = 0;
+};
+
+// The accumulator of a sum whose output is O: f64 in double, f32/bf16/f16 in float
+// (PyTorch's), integers and bool in i64.
 template <typename O>
 using SumAcc = std::conditional_t<
-    std::is_same_v<O, double> || std::is_same_v<O, float>, double,
-    std::conditional_t<is_half_v<O>, float, int64_t>>;
+    std::is_same_v<O, double>, double,
+    std::conditional_t<std::is_same_v<O, float> || is_half_v<O>, FloatSum, int64_t>>;
+// The number type an accumulator adds and yields.
+template <typename Acc>
+using acc_value_t = std::conditional_t<std::is_same_v<Acc, FloatSum>, float, Acc>;
+
+template <typename Acc>
+acc_value_t<Acc> acc_result(const Acc& a) {
+  if constexpr (std::is_same_v<Acc, FloatSum>) return a.value();
+  else return a;
+}
 
 template <typename Acc, typename In>
 Acc to_acc(In v) {
@@ -97,15 +132,17 @@ void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
 template <typename In, typename Out>
 void sum_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out, bool mean) {
   using Acc = SumAcc<Out>;
+  using V = acc_value_t<Acc>;
   const In* in = static_cast<const In*>(t.data_ptr());
   Out* o = static_cast<Out*>(out.data_ptr());
-  std::vector<Acc> acc(size_t(out.numel()), Acc(0));
-  reduce_visit(p, acc, [&](Acc& a, int64_t off) { a += to_acc<Acc>(in[off]); });
+  std::vector<Acc> acc(size_t(out.numel()), Acc{});
+  reduce_visit(p, acc, [&](Acc& a, int64_t off) { a += to_acc<V>(in[off]); });
   for (size_t i = 0; i < acc.size(); ++i) {
-    if constexpr (!std::is_integral_v<Acc>) {
-      if (mean) acc[i] = acc[i] / Acc(p.red_count);
+    V total = acc_result(acc[i]);
+    if constexpr (!std::is_integral_v<V>) {
+      if (mean) total = total / V(p.red_count);  // PyTorch: sum, then divide in its dtype
     }
-    o[i] = from_acc<Out>(acc[i]);
+    o[i] = from_acc<Out>(total);
   }
 }
 

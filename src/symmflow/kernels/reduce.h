@@ -2,10 +2,14 @@
 // dim; negative dims count from the end; keepdim leaves the reduced dims as size 1.
 // The input may be any strided view. On a meta input the output is a meta tensor.
 //
-// Determinism: each output element is reduced sequentially over its inputs in
-// row-major order of the reduced dims, so the same input always gives bitwise
-// the same result. Accumulators, by output dtype: f64 and f32 in double,
-// bf16/f16 in float (each rounds once at the end), integers and bool in i64.
+// Determinism: each output element is reduced over its inputs in row-major order
+// of the reduced dims, in a fixed summation order, so the same input always gives
+// bitwise the same result whatever the layout. Accumulators, by output dtype, as
+// PyTorch: f64 in double; f32, bf16 and f16 in float (so an f32 sum overflows to
+// inf where PyTorch's does; bf16/f16 round once at the end), summed in a fixed
+// cascade of blocks (128 elements, 128 blocks, ...) to keep float's rounding error
+// small; integers and bool in i64. mean is the sum divided by the count in the
+// accumulator's type.
 //
 //   Tensor x = ...;                           // f32[2, 3, 4]
 //   Tensor s = sum(x, {0, -1});               // f32[3]

@@ -54,4 +54,14 @@ void check_can_cast(std::string_view op, DType from, DType to);
 // `t` unchanged when floating, otherwise the default float dtype (true division, exp...).
 DType to_floating(DType t);
 
+// PyTorch's checked Scalar conversion (c10::checked_convert, what Scalar::to<T>()
+// does in fill_, full, pow's exponent, clamp's bounds): throws "<op>: value cannot
+// be converted to type int without overflow" (PyTorch's C++ type name: int,
+// int64_t, at::Half, at::BFloat16, float) when s is out of dtype's finite range,
+// or NaN/inf for an integer dtype. An infinite s fits every floating dtype; nothing
+// overflows f64 or bool.
+//   check_scalar_fits("fill_", Scalar(70000.0), DType::f16);   // throws
+//   check_scalar_fits("fill_", Scalar(65504.0), DType::f16);   // fine
+void check_scalar_fits(std::string_view op, const Scalar& s, DType dtype);
+
 }  // namespace symmflow::kernels

@@ -10,8 +10,9 @@ namespace {
 
 // Each op: functional, in place and out=, running functor F on the compute type.
 template <unsigned Set, typename F>
-Tensor run_unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x) {
-  return unary<Set>(name, int_to_float, dest, x, [](auto) { return F{}; });
+Tensor run_unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x,
+                 bool same_dtype_out = false) {
+  return unary<Set>(name, int_to_float, dest, x, [](auto) { return F{}; }, same_dtype_out);
 }
 
 void check_not_bool(std::string_view op, const Tensor& x) {
@@ -19,6 +20,25 @@ void check_not_bool(std::string_view op, const Tensor& x) {
     SF_CHECK(x.dtype() != DType::boolean,
              "neg: negation, the `-` operator, on a bool tensor is not supported. If you are "
              "trying to invert a mask, use logical_not() instead");
+}
+
+// out= of the table's ops, as PyTorch defines them:
+// - neg, abs: no type promotion, so out must have x's dtype ("Found dtype ...").
+// - relu: PyTorch generates relu.out from relu (`autogen`): the result is computed,
+//   then copied into out. So any out dtype takes it (converted as copy_ does) and out
+//   may share memory with x; out itself must still not repeat an element.
+// - the others: the result type must cast to out's dtype (exp(i32, out=f16) is fine).
+template <unsigned Set, typename F>
+void run_unary_out(std::string_view name, bool int_to_float, const Tensor& out, const Tensor& x) {
+  const std::string op = std::string(name) + "_out";
+  if (name == "relu") {
+    Tensor r = run_unary<Set, F>(op, int_to_float, Dest::fresh(), x);
+    resize_out(op, out, r.sizes());
+    assert_no_internal_overlap(op, out);
+    if (!out.is_meta() && !r.is_meta()) copy_(out, r);
+    return;
+  }
+  run_unary<Set, F>(op, int_to_float, Dest::into(out), x, name == "neg" || name == "abs");
 }
 
 }  // namespace
@@ -35,7 +55,7 @@ void check_not_bool(std::string_view op, const Tensor& x) {
   }                                                                                         \
   const Tensor& name##_out(const Tensor& out, const Tensor& x) {                            \
     check_not_bool(#name, x);                                                               \
-    run_unary<dtypes, functors::F>(#name "_out", to_float, Dest::into(out), x);             \
+    run_unary_out<dtypes, functors::F>(#name, to_float, out, x);                            \
     return out;                                                                             \
   }
 SF_POINTWISE_UNARY_OPS(SF_DEFINE_UNARY)
@@ -43,9 +63,10 @@ SF_POINTWISE_UNARY_OPS(SF_DEFINE_UNARY)
 
 namespace {
 
+// out= must have x's dtype (PyTorch builds gelu without type promotion).
 Tensor run_gelu(std::string_view name, Dest dest, const Tensor& x, std::string_view approximate) {
-  if (approximate == "none") return run_unary<kFloats, functors::Gelu>(name, false, dest, x);
-  if (approximate == "tanh") return run_unary<kFloats, functors::GeluTanh>(name, false, dest, x);
+  if (approximate == "none") return run_unary<kFloats, functors::Gelu>(name, false, dest, x, true);
+  if (approximate == "tanh") return run_unary<kFloats, functors::GeluTanh>(name, false, dest, x, true);
   fail("{}: approximate must be \"none\" or \"tanh\", got \"{}\"", name, approximate);
 }
 

@@ -243,6 +243,9 @@ Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
                   std::optional<int64_t> storage_offset) {
   SF_CHECK(sizes.size() == strides.size(), "as_strided: {} sizes {} but {} strides {}",
            sizes.size(), shape_to_string(sizes), strides.size(), shape_to_string(strides));
+  for (int64_t s : strides)
+    SF_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: {}",
+             shape_to_string(strides));
   return t.as_strided(sizes, strides, storage_offset.value_or(t.storage_offset()));
 }
 

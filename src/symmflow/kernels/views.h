@@ -49,7 +49,8 @@ Tensor squeeze(const Tensor& t, int64_t dim);
 Tensor flatten(const Tensor& t, int64_t start_dim = 0, int64_t end_dim = -1);
 // A new handle with the same geometry over the same storage.
 Tensor alias(const Tensor& t);
-// Arbitrary geometry over t's storage; offset defaults to t's own offset.
+// Arbitrary geometry over t's storage; offset defaults to t's own offset. Negative
+// strides are an error (as PyTorch), on meta tensors too.
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
                   std::optional<int64_t> storage_offset = std::nullopt);
 

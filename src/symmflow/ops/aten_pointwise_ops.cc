@@ -141,7 +141,8 @@ void register_copy(Library& m) {
   m.def("zero_(Tensor(a!) self) -> Tensor(a!)");
   m.def("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor");
   m.def("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)");
-  impl_both(m, "copy_", [](OpContext&, Args a) -> Results { return {k::copy_(tensor_arg(a, 0), tensor_arg(a, 1))}; });
+  // PyTorch's memory checks (an expanded or partially overlapping self is an error).
+  impl_both(m, "copy_", [](OpContext&, Args a) -> Results { return {k::checked_copy_(tensor_arg(a, 0), tensor_arg(a, 1))}; });
   impl_both(m, "fill_.Scalar", [](OpContext&, Args a) -> Results { return {k::fill_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
   impl_both(m, "zero_", [](OpContext&, Args a) -> Results { return {k::zero_(tensor_arg(a, 0))}; });
   impl_both(m, "clone", [](OpContext&, Args a) -> Results { return {k::clone(tensor_arg(a, 0))}; });

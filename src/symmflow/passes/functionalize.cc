@@ -109,15 +109,22 @@ class Functionalizer {
     const Recipe& r = at(recipe_, v);
     if (!r.view) return latest;
     if (at(map_, v) && at(made_at_, v) == latest) return at(map_, v);
-    Value* parent = is_as_strided(*r.view) ? latest : get(r.parent);
     std::vector<Arg> args = r.view->args();
-    args[0] = Arg(parent);
+    if (is_as_strided(*r.view)) read_storage(args, r.parent);
+    else args[0] = Arg(get(r.parent));
     Node* nv = g_.make_node(r.view->op(), std::move(args), false, r.view->loc());
     emit(nv);
     g_.name_after(nv->output(0), v);
     at(map_, v) = nv->output(0);
     at(made_at_, v) = latest;
     return nv->output(0);
+  }
+
+  // as_strided's arguments made to read `input`'s storage at its newest version;
+  // an omitted storage_offset meant the input's own, which is kept explicit.
+  void read_storage(std::vector<Arg>& args, Value* input) {
+    args[0] = Arg(cur(root(input)));
+    if (args[3].kind == Arg::Kind::Const && args[3].constant.is_none()) args[3] = Arg(IValue(input->type().offset));
   }
 
   void substitute_args(Node* n) {
@@ -151,8 +158,10 @@ class Functionalizer {
     // as_strided addresses the storage, not its input's elements: it reads the
     // storage's newest version (every version has the storage's layout), not a
     // copy that holds only the input view's elements.
-    if (is_as_strided(*n) && n->arg(0).kind == Arg::Kind::Value && root(original_input_[n]))
-      n->args()[0] = Arg(cur(root(original_input_[n])));
+    if (is_as_strided(*n) && n->arg(0).kind == Arg::Kind::Value && root(original_input_[n])) {
+      read_storage(n->args(), original_input_[n]);
+      n->mark_given(3);
+    }
     emit(n);
     auto src = ir::output_storage_sources(*n);
     for (size_t i = 0; i < n->outputs().size(); ++i) {

@@ -1,0 +1,50 @@
+// Memory overlap of tensor views, with PyTorch's rules (ATen/MemoryOverlap.h): what
+// an in-place or out= write may share with its inputs.
+//
+//   internal_overlap(expand(x, {2, 3}))  == InternalOverlap::yes   // stride 0, size 2
+//   overlap_status(x[0:6], x[2:8])       == Overlap::partial       // both dense, shifted
+//   overlap_status(x[0:6], x[0:6])       == Overlap::full          // the same geometry
+//   may_overlap(a, b)                    // conservative: do their byte ranges meet?
+//
+// Every test looks at geometry only (O(ndim log ndim), never per element). Meta
+// tensors have no storage, so they overlap nothing (internal overlap excepted: it
+// is geometry alone).
+#pragma once
+#include <string_view>
+
+#include "symmflow/core/tensor.h"
+
+namespace symmflow {
+
+// PyTorch's is_non_overlapping_and_dense: some permutation of the dims is
+// contiguous (dims of size 1 ignored), so the view covers exactly numel elements
+// without gaps or repeats.
+bool is_non_overlapping_and_dense(const Tensor& t);
+
+enum class InternalOverlap { no, yes, too_hard };
+// yes: a dim of size > 1 has stride 0 (several elements at one address); no:
+// non-overlapping and dense; too_hard: anything else (not decided, as PyTorch).
+InternalOverlap internal_overlap(const Tensor& t);
+
+enum class Overlap { no, full, partial, too_hard };
+// PyTorch's get_overlap_status: full for the same tensor, or two dense views of one
+// storage with the same first and last byte and the same strides; partial when two
+// dense views of one storage share bytes otherwise; too_hard when either is not
+// dense (not decided); no otherwise (or when either is empty).
+Overlap overlap_status(const Tensor& a, const Tensor& b);
+
+// True when two non-empty views of one storage have intersecting byte ranges
+// [lowest element, highest element]: they *may* share an element.
+bool may_overlap(const Tensor& a, const Tensor& b);
+
+// PyTorch's checks, with its messages prefixed by `op`:
+//   "<op>: unsupported operation: more than one element of the written-to tensor
+//    refers to a single memory location. Please clone() the tensor before
+//    performing the operation."
+void assert_no_internal_overlap(std::string_view op, const Tensor& t);
+//   "<op>: unsupported operation: some elements of the input tensor and the
+//    written-to tensor refer to a single memory location. Please clone() the tensor
+//    before performing the operation."
+void assert_no_partial_overlap(std::string_view op, const Tensor& written, const Tensor& input);
+
+}  // namespace symmflow
