@@ -82,7 +82,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
     // arange(0, 3.5, 1, dtype=i32) has 4 elements and the i64 one 3 (PyTorch).
     const double len = dt == DType::i64 ? double((b - a + c - (c > 0 ? 1 : -1)) / c)
                                         : std::ceil((e - s) / st);
-    SF_CHECK(len >= 0 && len <= 0x1p63, "arange: invalid size {}, possible overflow?", len);
+    SF_CHECK(len >= 0 && len < 0x1p63, "arange: invalid size {}, possible overflow?", len);
     n = int64_t(len);
     out = make({n}, dt, meta);
     if (meta) return out;
@@ -104,7 +104,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   SF_CHECK((xst > 0 && xe >= xs) || (xst < 0 && xe <= xs),
            "arange: the bounds [{}, {}) are inconsistent with the sign of step {}", xs, xe, xst);
   const double len = std::ceil((e - s) / st);
-  SF_CHECK(len >= 0 && len <= 0x1p63, "arange: invalid size {}, possible overflow?", len);
+  SF_CHECK(len >= 0 && len < 0x1p63, "arange: invalid size {}, possible overflow?", len);
   n = int64_t(len);
   out = make({n}, dt, meta);
   if (meta) return out;

@@ -68,6 +68,78 @@ TEST(Factories, ArangeLengthsAndDTypes) {
   EXPECT_THROW(arange(Scalar(0.0), Scalar(std::nan(""))), Error);
 }
 
+// full checks its value as fill_ does (PyTorch's checked conversion), on meta too.
+TEST(Factories, FullValueMustFitTheDType) {
+  const double nan = std::nan("");
+  auto error_of = [](auto&& fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  for (bool meta : {false, true}) {
+    EXPECT_NE(error_of([&] { full({2}, Scalar(nan), DType::i64, meta); })
+                  .find("full: value cannot be converted to type int64_t without overflow"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { full({2}, Scalar(70000.0), DType::f16, meta); })
+                  .find("full: value cannot be converted to type at::Half without overflow"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { full({2}, Scalar(int64_t(3000000000)), DType::i32, meta); })
+                  .find("full: value cannot be converted to type int without overflow"),
+              std::string::npos);
+  }
+  EXPECT_EQ(values(full({2}, Scalar(int64_t(3000000000)))), (std::vector<double>(2, 3e9)));  // i64
+  EXPECT_EQ(values(full({1}, Scalar(65504.0), DType::f16)), (std::vector<double>{65504}));
+  EXPECT_TRUE(std::isnan(values(full({1}, Scalar(nan)))[0]));                            // f32
+}
+
+// Integer aranges as PyTorch (RangeFactories.cpp): start, end and step are converted
+// to int64 first (truncated, checked), so a fractional step can become 0; the length
+// of an i64 arange counts in integers, of other integer dtypes from the doubles.
+TEST(Factories, ArangeIntegerDTypesTruncateTheirArguments) {
+  for (bool meta : {false, true}) {
+    for (DType dt : {DType::i64, DType::i32}) {
+      EXPECT_THROW(arange(Scalar(0), Scalar(3), Scalar(0.5), dt, meta), Error);
+      EXPECT_THROW(arange(Scalar(0), Scalar(3), Scalar(-0.5), dt, meta), Error);
+      EXPECT_THROW(arange(Scalar(0), Scalar(std::nan("")), Scalar(1), dt, meta), Error);
+      EXPECT_THROW(arange(Scalar(0), Scalar(INFINITY), Scalar(1), dt, meta), Error);
+    }
+    EXPECT_THROW(arange(Scalar(0), Scalar(2), Scalar(1), DType::boolean, meta), Error);
+  }
+  auto msg = [](auto&& fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(msg([] { arange(Scalar(0), Scalar(3), Scalar(0.5), DType::i64); }).find("arange: step must be nonzero"),
+            std::string::npos);
+  EXPECT_NE(msg([] { arange(Scalar(0), Scalar(std::nan("")), Scalar(1), DType::i64); })
+                .find("value cannot be converted to type int64_t without overflow"),
+            std::string::npos);
+  using V = std::vector<double>;
+  auto ar = [](double a, double b, double c, DType dt) { return values(arange(Scalar(a), Scalar(b), Scalar(c), dt)); };
+  // PyTorch 1.13's results (torch.arange(..., dtype=...)).
+  EXPECT_EQ(ar(0, 3, 1.5, DType::i64), V({0, 1, 2}));
+  EXPECT_EQ(ar(0, 3, 1.5, DType::i32), V({0, 1}));
+  EXPECT_EQ(ar(0, 3.5, 1, DType::i64), V({0, 1, 2}));
+  EXPECT_EQ(ar(0, 3.5, 1, DType::i32), V({0, 1, 2, 3}));
+  EXPECT_EQ(ar(-0.5, 3, 1, DType::i32), V({0, 1, 2, 3}));
+  EXPECT_EQ(ar(0, 3, 2.5, DType::i64), V({0, 2}));
+  EXPECT_EQ(ar(0, -3.5, -1, DType::i32), V({0, -1, -2, -3}));
+  EXPECT_EQ(ar(0, -3.5, -1, DType::i64), V({0, -1, -2}));
+  EXPECT_EQ(values(arange(Scalar(2.5), DType::i32)), V({0, 1, 2}));
+  EXPECT_EQ(values(arange(Scalar(0.3), DType::i64)), V({}));
+  EXPECT_EQ(arange(Scalar(0), Scalar(3.5), Scalar(1), DType::i32, true).sizes(), Shape({4}));
+  // Floating dtypes are unchanged: step 0.5 in f16.
+  EXPECT_EQ(ar(0, 3, 0.5, DType::f16), V({0, 0.5, 1, 1.5, 2, 2.5}));
+  EXPECT_THROW(arange(Scalar(0), Scalar(1e39), Scalar(1e38), DType::f16), Error);  // float overflow
+}
+
 TEST(Factories, RandnIsReproducible) {
   Tensor a = randn({1000}, DType::f32, 42), b = randn({1000}, DType::f32, 42);
   EXPECT_EQ(std::memcmp(a.data_ptr(), b.data_ptr(), a.nbytes()), 0);

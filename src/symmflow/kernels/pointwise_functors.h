@@ -220,14 +220,21 @@ struct Gelu {
     return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
   }
 };
-// gelu(x, approximate="tanh"): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+// gelu(x, approximate="tanh"): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))),
+// term by term as PyTorch's CPU kernel (GeluKernelImpl; bf16/f16 in float, as 2.x).
+// Its vectorized tanh (Sleef's tanh_u10) is exactly +-1 once |inner| passes
+// 8.664339742 (float) or 18.714973875 (double), where std::tanh is still 1 ulp short
+// of it; 1 + tanh then cancels to 0, so the far negative tail is -0.0 (bf16 -5.0625:
+// -0.0, not -1.5e-7). The same saturation is applied here.
 struct GeluTanh {
   template <typename T> T operator()(T x) const {
     const T beta = T(M_SQRT2 * M_2_SQRTPI * 0.5);
     const T kappa = T(0.044715);
+    const T saturated = std::is_same_v<T, float> ? T(8.664339742f) : T(18.714973875);
     T cube = x * x * x;
     T inner = beta * (x + kappa * cube);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
+    T t = std::fabs(inner) > saturated ? std::copysign(T(1), inner) : std::tanh(inner);
+    return T(0.5) * x * (T(1) + t);
   }
 };
 // Clamp to [lo, hi]; NaN passes through (PyTorch's clamp). A missing bound is

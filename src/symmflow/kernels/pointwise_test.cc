@@ -144,20 +144,53 @@ TEST(PointwiseBinary, InPlaceThroughAView) {
   EXPECT_EQ(values(m), V({-2, 99, 0, 1, 2, -2, 4, 5, 6, -111, 8, 9}));
   div_(m, 2);
   EXPECT_EQ(values(m)[0], -1);
-  // self + self^T overlaps in a different layout: the input is copied first.
-  Tensor sq = iota({3, 3});
-  Tensor want = add(sq, contiguous(sq.as_strided({3, 3}, {1, 3}, 0)));
-  add_(sq, sq.as_strided({3, 3}, {1, 3}, 0));
-  EXPECT_EQ(values(sq), values(want));
-  // A shifted view of itself (a[1:] += a[:-1]) reads the old values.
-  Tensor a = iota({5});
-  add_(a.as_strided({4}, {1}, 1), a.as_strided({4}, {1}, 0));
-  EXPECT_EQ(values(a), V({0, 1, 3, 5, 7}));
+  // Overlaps PyTorch leaves undecided (the views are not dense: columns 0:2 and 1:3)
+  // read the old values: the input is copied first.
+  Tensor g = iota({3, 4});
+  add_(g.as_strided({3, 2}, {4, 1}, 0), g.as_strided({3, 2}, {4, 1}, 1));
+  EXPECT_EQ(values(g), V({1, 3, 2, 3, 9, 11, 6, 7, 17, 19, 10, 11}));  // PyTorch's result
   // bf16 self with an f32 tensor: computed in f32, cast back into self.
   Tensor h = make1({1, 2}, DType::bf16);
   add_(h, make1({0.5, 0.25}));
   EXPECT_EQ(h.dtype(), DType::bf16);
   EXPECT_EQ(values(h), V({1.5, 2.25}));
+}
+
+// PyTorch refuses an in-place or out= write whose input partially overlaps it
+// (ATen's assert_no_partial_overlap); the same view is fine.
+TEST(PointwiseBinary, PartialOverlapIsAnError) {
+  const std::string msg =
+      "unsupported operation: some elements of the input tensor and the written-to tensor "
+      "refer to a single memory location. Please clone() the tensor before performing the "
+      "operation.";
+  Tensor x = iota({8});
+  Tensor a = x.as_strided({6}, {1}, 0), b = x.as_strided({6}, {1}, 2);  // x[0:6], x[2:8]
+  EXPECT_ERROR(add_(a, b), "add_: " + msg);
+  EXPECT_ERROR(sub_(a, b), "sub_: " + msg);
+  EXPECT_ERROR(mul_(a, b), "mul_: " + msg);
+  EXPECT_ERROR(div_(a, b), "div_: " + msg);
+  EXPECT_ERROR(pow_(a, b), msg);
+  EXPECT_ERROR(add_out(a, b, 1), "add_out: " + msg);
+  EXPECT_ERROR(maximum_out(a, b, a), msg);
+  EXPECT_ERROR(neg_out(a, b), msg);
+  EXPECT_ERROR(clamp_out(a, b, 0, 1), msg);
+  EXPECT_ERROR(add_(a, x.as_strided({}, {}, 2)), msg);  // a 0-dim element inside a, broadcast
+  EXPECT_EQ(values(x), values(iota({8})));               // nothing was written
+  // self and its transpose: the same bytes in another order.
+  Tensor sq = iota({3, 3});
+  EXPECT_ERROR(add_(sq, sq.as_strided({3, 3}, {1, 3}, 0)), msg);
+  // Allowed: the same tensor, the same geometry, disjoint parts, an element outside.
+  add_(a, a);
+  add_(a, x.as_strided({6}, {1}, 0));
+  EXPECT_EQ(values(x), V({0, 4, 8, 12, 16, 20, 6, 7}));
+  add_(x.as_strided({2}, {1}, 0), x.as_strided({2}, {1}, 6));
+  mul_(a, x.as_strided({}, {}, 7));
+  EXPECT_EQ(values(x), V({42, 77, 56, 84, 112, 140, 6, 7}));
+  Tensor fresh = add(b, a);  // functional: no written input
+  EXPECT_EQ(fresh.sizes(), Shape({6}));
+  // Meta tensors have no memory: only types are checked.
+  Tensor m = Tensor::meta({6}, DType::f32);
+  EXPECT_TRUE(add_(m, m.as_strided({6}, {1}, 2)).is_meta());
 }
 
 TEST(PointwiseBinary, InPlaceErrors) {
@@ -274,6 +307,47 @@ TEST(PointwiseBinary, Pow) {
   EXPECT_EQ(values(x), V({4, 0.25, 9, 16}));
 }
 
+// PyTorch's pow(Tensor, Scalar) per dtype (PowKernel.cpp, 1.13 and 2.x): f32, f64 and
+// bf16 take sqrt for 0.5 and 1/sqrt for -0.5; f16 has no shortcut and calls pow().
+TEST(PointwiseBinary, PowScalarPerDType) {
+  const double inf = INFINITY;
+  for (DType t : {DType::f32, DType::f64, DType::bf16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    auto r = values(pow(make1({-inf, -0.0, 4}, t), 0.5));
+    EXPECT_TRUE(std::isnan(r[0]));
+    EXPECT_TRUE(r[1] == 0 && std::signbit(r[1]));
+    EXPECT_EQ(r[2], 2);
+    auto q = values(pow(make1({-inf, -0.0}, t), -0.5));
+    EXPECT_TRUE(std::isnan(q[0]));
+    EXPECT_EQ(q[1], -inf);
+  }
+  auto h = values(pow(make1({-inf, -0.0, 4, -1}, DType::f16), 0.5));
+  EXPECT_EQ(h[0], inf);
+  EXPECT_TRUE(h[1] == 0 && !std::signbit(h[1]));
+  EXPECT_EQ(h[2], 2);
+  EXPECT_TRUE(std::isnan(h[3]));
+  auto hq = values(pow(make1({-inf, -0.0}, DType::f16), -0.5));
+  EXPECT_TRUE(hq[0] == 0 && !std::signbit(hq[0]));
+  EXPECT_EQ(hq[1], inf);
+  Tensor hv = Tensor::empty({40}, DType::f16);  // the long (dense) loop too
+  fill_(hv, -inf);
+  for (double v : values(pow(hv, 0.5))) ASSERT_EQ(v, inf);
+  // bf16 rounds x*x to bf16 before x*x*x and 1/(x*x): BFloat16 arithmetic in PyTorch
+  // (one rounding would give -27.375, -290, 47.75 and 0.10986328125, ...).
+  Tensor b = make1({-3.015625, -6.625, 3.625}, DType::bf16);
+  EXPECT_EQ(values(pow(b, 3)), V({-27.5, -292, 47.5}));
+  EXPECT_EQ(values(pow(b, -2)), V({0.109375, 0.022705078125, 0.076171875}));
+  // An exponent only the bf16 rounding makes 0.5 is no sqrt: pow(-inf, 0.5) = inf.
+  EXPECT_EQ(values(pow(make1({-inf, -0.0}, DType::bf16), 0.5000001)), V({inf, 0}));
+  // The exponent is converted to bf16/f16/integers with PyTorch's overflow check.
+  EXPECT_ERROR(pow(make1({1}, DType::f16), 1e6),
+               "pow: value cannot be converted to type at::Half without overflow");
+  EXPECT_ERROR(pow(Tensor::meta({1}, DType::f16), 1e6), "without overflow");
+  EXPECT_ERROR(pow(make1({1}, DType::bf16), 1e39), "type at::BFloat16 without overflow");
+  EXPECT_ERROR(pow(make1({1}, DType::i32), int64_t(1) << 40), "type int without overflow");
+  EXPECT_EQ(values(pow(make1({2}), 1e39)), V({inf}));  // f32 takes it as a double
+}
+
 TEST(PointwiseBinary, MaximumMinimumPropagateNaN) {
   Tensor a = make1({1, kNaN, 3, kNaN}), b = make1({2, 1, kNaN, kNaN});
   auto mx = values(maximum(a, b)), mn = values(minimum(a, b));
@@ -306,6 +380,35 @@ TEST(PointwiseBinary, Clamp) {
   EXPECT_EQ(values(i), V({-1, 5, 10}));
   EXPECT_ERROR(clamp(x, std::nullopt, std::nullopt), "at least one");
   EXPECT_ERROR(clamp_(i, 0.5), "can't be cast");
+}
+
+// PyTorch's clamp_out: both bounds given and either NaN -> every element NaN; a single
+// NaN bound compares false and leaves x unchanged. Bounds must fit the dtype.
+TEST(PointwiseBinary, ClampNaNBoundsAndOverflow) {
+  const std::vector<double> v = {-0.0, 5, -3, 0, 1, 2};
+  for (DType t : kFloatDTypes) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    for (auto r : {clamp(make1(v, t), kNaN, 2.0), clamp(make1(v, t), 0.0, kNaN),
+                   clamp(make1(v, t), kNaN, kNaN)})
+      for (double e : values(r)) ASSERT_TRUE(std::isnan(e));
+    EXPECT_EQ(bytes(clamp(make1(v, t), kNaN)), bytes(make1(v, t)));
+    EXPECT_EQ(bytes(clamp(make1(v, t), std::nullopt, kNaN)), bytes(make1(v, t)));
+    Tensor y = make1(v, t);
+    clamp_(y, kNaN, 1.0);
+    for (double e : values(y)) ASSERT_TRUE(std::isnan(e));
+    Tensor out = Tensor::empty({6}, t);
+    clamp_out(out, make1(v, t), -1.0, kNaN);
+    for (double e : values(out)) ASSERT_TRUE(std::isnan(e));
+  }
+  Tensor i = make1({1, 2}, DType::i32);  // a NaN bound makes the result f32
+  Tensor r = clamp(i, kNaN, 2);
+  EXPECT_EQ(r.dtype(), DType::f32);
+  EXPECT_TRUE(std::isnan(values(r)[0]) && std::isnan(values(r)[1]));
+  EXPECT_ERROR(clamp_(i, kNaN, 2), "can't be cast");
+  EXPECT_ERROR(clamp(i, 0, int64_t(1) << 40), "clamp: value cannot be converted to type int without overflow");
+  EXPECT_ERROR(clamp(Tensor::meta({2}, DType::i32), int64_t(1) << 40), "without overflow");
+  EXPECT_ERROR(clamp(make1({1}), -1e39, 1e39), "type float without overflow");
+  EXPECT_EQ(values(clamp(make1({-5, 5}), -INFINITY, 1)), V({-5, 1}));  // inf always fits
 }
 
 TEST(PointwiseWhere, SelectsAndPromotes) {

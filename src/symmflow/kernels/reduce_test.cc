@@ -88,6 +88,29 @@ TEST(Reduce, HalfTypesAccumulateInFloat) {
   }
 }
 
+// f32 reductions accumulate in float, as PyTorch's: 16 x 3e38 overflows to inf (a
+// double accumulator gave a finite sum, and a mean of 3e38).
+TEST(Reduce, Float32AccumulatesInFloat) {
+  Tensor big = from(std::vector<double>(16, 3e38), {16});
+  EXPECT_EQ(sum(big).item(), INFINITY);
+  EXPECT_EQ(mean(big).item(), INFINITY);
+  Tensor m = contiguous(expand(from({3e38}, {1, 1}), {16, 16}));
+  for (double v : values(mean(m, {0}))) EXPECT_EQ(v, INFINITY);  // reduced dim outer
+  for (double v : values(mean(m, {1}))) EXPECT_EQ(v, INFINITY);  // reduced dim inner
+  EXPECT_EQ(sum(from({3e38, 3e38, -3e38}, {3})).item(), INFINITY);
+  // A wider dtype= or an f64 input still sums in double; bf16/f16 in float.
+  EXPECT_EQ(sum(big, {}, false, DType::f64).item(), 16 * double(float(3e38)));
+  EXPECT_EQ(sum(from(std::vector<double>(16, 3e38), {16}, DType::bf16)).item(), INFINITY);
+  EXPECT_EQ(sum(from(std::vector<double>(16, 60000), {16}, DType::f16), {}, false, DType::f32).item(), 960000);
+  // The float sum is a fixed cascade, not a running sum: 2^25 ones are exact (a
+  // running float sum stops at 2^24), and 0.1 summed 10^6 times stays close.
+  Tensor ones = expand(from({1}, {1}), {int64_t(1) << 25});
+  EXPECT_EQ(sum(ones).item(), double(int64_t(1) << 25));
+  Tensor tenth = expand(from({0.1}, {1}), {1000000});
+  EXPECT_NEAR(sum(tenth).item(), 100000.0, 1.0);
+  EXPECT_NEAR(mean(tenth).item(), 0.1, 1e-6);
+}
+
 TEST(Reduce, Deterministic) {
   std::vector<double> v(10007);
   for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * 1e3;

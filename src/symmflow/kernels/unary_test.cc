@@ -83,6 +83,31 @@ TEST(PointwiseUnary, Gelu) {
   EXPECT_EQ(values(y), values(gelu(make1({1, -1}), "tanh")));
 }
 
+// The far negative tail of tanh-gelu is -0.0, as in PyTorch's (vectorized) kernel:
+// its tanh is exactly -1 once |inner| > 8.664339742 (float; 18.714973875 double),
+// where std::tanh is still one ulp short of -1 and 1 + tanh would not cancel.
+TEST(PointwiseUnary, GeluTanhFarTailIsNegativeZero) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    for (double v : values(gelu(make1({-5.0625, -10, -30}, t), "tanh")))
+      ASSERT_TRUE(v == 0 && std::signbit(v)) << v;
+    EXPECT_TRUE(std::isnan(values(gelu(make1({-INFINITY}, t), "tanh"))[0]));  // -inf * 0
+  }
+  // f64: inner(-7.15) = -18.75 is past double's threshold (std::tanh: 1 ulp short).
+  double d = values(gelu(make1({-7.15}, DType::f64), "tanh"))[0];
+  EXPECT_TRUE(d == 0 && std::signbit(d)) << d;
+  // Short of the threshold the formula is evaluated term by term, bf16 in float
+  // (PyTorch 2.x; 1.13 computes bf16 in bf16 arithmetic and gets -0.0 here).
+  const float x = -3.8125f, c = x * x * x;
+  const float want = 0.5f * x * (1.0f + std::tanh(float(M_SQRT2 * M_2_SQRTPI * 0.5) * (x + 0.044715f * c)));
+  EXPECT_EQ(values(gelu(make1({-3.8125}, DType::bf16), "tanh"))[0], double(float(BFloat16(want))));
+  EXPECT_LT(values(gelu(make1({-3.8125}, DType::bf16), "tanh"))[0], -1e-4);
+  // The erf form is untouched: the tail is the formula's value.
+  const float xe = -5.0625f;
+  EXPECT_EQ(values(gelu(make1({-5.0625})))[0],
+            double(xe * 0.5f * (1.0f + std::erf(xe * float(M_SQRT1_2)))));
+}
+
 TEST(PointwiseUnary, IntegersPromoteToFloat) {
   Tensor i = make1({0, 1, 4}, DType::i64);
   for (auto fn : {+[](const Tensor& t) { return exp(t); }, +[](const Tensor& t) { return log(t); },
@@ -100,7 +125,59 @@ TEST(PointwiseUnary, IntegersPromoteToFloat) {
   EXPECT_EQ(values(abs(make1({-7, 7}, DType::i32))), V({7, 7}));
   EXPECT_TRUE(throws_with([&] { exp_(i); }, "result type f32 can't be cast to the desired output type i64"));
   EXPECT_TRUE(throws_with([] { neg(make1({1}, DType::boolean)); }, "bool tensor is not supported"));
-  EXPECT_EQ(values(abs(make1({1, 0}, DType::boolean))), V({1, 0}));
+}
+
+// PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
+TEST(PointwiseUnary, AbsOfBoolIsAnError) {
+  EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { abs(Tensor::meta({2}, DType::boolean)); }, "not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { abs_(make1({1, 0}, DType::boolean)); }, "not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { abs_out(make1({1, 0}, DType::boolean), make1({1, 0}, DType::boolean)); },
+                          "not implemented for dtype bool"));
+}
+
+// out= dtypes, as PyTorch 1.13/2.x: neg, abs and gelu take no type promotion (out must
+// have x's dtype); relu.out is generated from relu (the result is copied: any dtype);
+// the float ops cast the result type (f32 -> f64 or f16 fine, f32 -> i64 not).
+TEST(PointwiseUnary, OutDTypeRules) {
+  Tensor f = make1({-1.5, 2.5});
+  Tensor i = make1({-3, 4}, DType::i32);
+  EXPECT_TRUE(throws_with([&] { neg_out(Tensor::empty({2}, DType::f64), f); },
+                          "neg_out: Found dtype f64 but expected f32"));
+  EXPECT_TRUE(throws_with([&] { neg_out(Tensor::empty({2}, DType::i64), i); },
+                          "Found dtype i64 but expected i32"));
+  EXPECT_TRUE(throws_with([&] { abs_out(Tensor::empty({2}, DType::f64), f); },
+                          "abs_out: Found dtype f64 but expected f32"));
+  EXPECT_TRUE(throws_with([&] { abs_out(Tensor::empty({2}, DType::i64), i); },
+                          "Found dtype i64 but expected i32"));
+  EXPECT_TRUE(throws_with([&] { gelu_out(Tensor::empty({2}, DType::f64), f); },
+                          "gelu_out: Found dtype f64 but expected f32"));
+  EXPECT_TRUE(throws_with([&] { gelu_out(Tensor::empty({2}, DType::bf16), f, "tanh"); },
+                          "Found dtype bf16 but expected f32"));
+  // The Meta kernels refuse them too.
+  EXPECT_TRUE(throws_with([&] { abs_out(Tensor::meta({2}, DType::f64), Tensor::meta({2}, DType::f32)); },
+                          "Found dtype f64 but expected f32"));
+  Tensor same = Tensor::empty({2}, DType::i32);
+  EXPECT_EQ(values(abs_out(same, i)), V({3, 4}));
+  EXPECT_EQ(values(gelu_out(Tensor::empty({2}), make1({0, 0}))), V({0, 0}));
+  // relu: computed in x's dtype, then converted into any out.
+  Tensor r64 = Tensor::empty({2}, DType::i64);
+  EXPECT_EQ(values(relu_out(r64, f)), V({0, 2}));  // 2.5 -> 2, as copy_
+  Tensor rb = Tensor::empty({2}, DType::boolean);
+  EXPECT_EQ(values(relu_out(rb, make1({-1, 0.25}))), V({0, 1}));
+  Tensor rf = Tensor::empty({0}, DType::f16);  // an empty out is resized
+  EXPECT_EQ(values(relu_out(rf, i)), V({0, 4}));
+  EXPECT_EQ(rf.sizes(), Shape({2}));
+  // relu.out copies a finished result, so out may even overlap x (PyTorch too).
+  Tensor x = iota({8}, DType::f32, 1, -4);  // -4 .. 3
+  relu_out(x.as_strided({6}, {1}, 0), x.as_strided({6}, {1}, 2));
+  EXPECT_EQ(values(x), V({0, 0, 0, 1, 2, 3, 2, 3}));
+  EXPECT_TRUE(throws_with([&] { relu_out(x.as_strided({2, 3}, {0, 1}, 0), make({2, 3}, {1, 2, 3, 4, 5, 6})); },
+                          "more than one element of the written-to tensor"));
+  // Other ops: the result type must cast.
+  EXPECT_EQ(values(exp_out(Tensor::empty({2}, DType::f16), make1({0, 0}, DType::i32))), V({1, 1}));
+  EXPECT_TRUE(throws_with([&] { exp_out(Tensor::empty({2}, DType::i64), f); },
+                          "result type f32 can't be cast to the desired output type i64"));
 }
 
 TEST(PointwiseUnary, EveryFloatDTypeMatchesComputeTypeThenRounds) {

@@ -208,6 +208,24 @@ TEST(Views, AliasAndAsStrided) {
   EXPECT_THROW(as_strided(a, {4}, {2, 1}, 0), Error);
 }
 
+// PyTorch: "as_strided: Negative strides are not supported at the moment, got
+// strides: [-1]", from the Meta kernel too (so a graph refuses it when built).
+TEST(Views, AsStridedRefusesNegativeStrides) {
+  for (const Tensor& x : {iota({12}), Tensor::meta({12}, DType::f32)}) {
+    try {
+      as_strided(x, {2}, {-1}, 5);
+      ADD_FAILURE() << "accepted a negative stride";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("as_strided: Negative strides are not supported at the "
+                                           "moment, got strides: [-1]"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_THROW(as_strided(x, {2, 3}, {-3, 1}, 3), Error);
+    EXPECT_EQ(as_strided(x, {2, 3}, {0, 1}, 0).strides(), (Shape{0, 1}));  // stride 0 is fine
+  }
+}
+
 TEST(Views, MetaGivesMetaWithGeometry) {
   Tensor m = Tensor::meta({2, 3, 4}, DType::bf16);
   Tensor v = view(m, {6, -1});

@@ -2,6 +2,9 @@
 // through the dispatcher on CPU and Meta, with the aliasing their schemas promise.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <string>
+
 #include "symmflow/kernels/factories.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/library/symm_mem_args.h"
@@ -58,6 +61,45 @@ TEST(AtenOps, MetaKernelsGiveTypesOnly) {
   EXPECT_EQ(z.type_string(), "f32[2, 3]");
   Tensor s = call("aten::sum", {x, std::vector<int64_t>{1}}, DispatchKey::Meta)[0].to_tensor();
   EXPECT_EQ(s.type_string(), "bf16[8]");
+}
+
+// aten::copy_ has PyTorch's memory checks (kernels::checked_copy_), on both keys.
+TEST(AtenOps, CopyRefusesOverlappingAndExpandedWrites) {
+  auto error_of = [](auto&& fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  Tensor x = kernels::arange(Scalar(int64_t(8)), DType::f32);
+  Tensor a = call("aten::slice", {x, 0, 0, 6})[0].to_tensor();
+  Tensor b = call("aten::slice", {x, 0, 2, 8})[0].to_tensor();
+  EXPECT_NE(error_of([&] { call("aten::copy_", {a, b}); }).find("refer to a single memory location"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { call("aten::add_", {a, b}); }).find("refer to a single memory location"),
+            std::string::npos);
+  for (DispatchKey key : {DispatchKey::CPU, DispatchKey::Meta}) {
+    Tensor base = key == DispatchKey::Meta ? Tensor::meta({3}, DType::f32) : kernels::zeros({3});
+    Tensor src = key == DispatchKey::Meta ? Tensor::meta({2, 3}, DType::f32) : kernels::ones({2, 3});
+    Tensor e = call("aten::expand", {base, std::vector<int64_t>{2, 3}}, key)[0].to_tensor();
+    EXPECT_NE(error_of([&] { call("aten::copy_", {e, src}, key); })
+                  .find("more than one element of the written-to tensor refers to a single memory location"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { call("aten::copy_", {base, src}, key); })
+                  .find("copy_: output with shape [3] doesn't match the broadcast shape [2, 3]"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { call("aten::as_strided", {base, std::vector<int64_t>{2}, std::vector<int64_t>{-1}}, key); })
+                  .find("Negative strides are not supported"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { call("aten::full", {std::vector<int64_t>{2}, std::nan("")}, key, {{"dtype", IValue(DType::i64)}}); })
+                  .find("value cannot be converted to type int64_t without overflow"),
+              std::string::npos);
+    call("aten::fill_", {e, 1.0}, key);  // fill_ has no overlap check (PyTorch)
+  }
+  Tensor same = call("aten::slice", {x, 0, 0, 6})[0].to_tensor();
+  call("aten::copy_", {a, same});  // the same geometry: fine
 }
 
 TEST(AtenOps, FactoriesAndMatmulOnCpu) {
