@@ -58,23 +58,22 @@ constexpr bool is_half_v = std::is_same_v<T, BFloat16> || std::is_same_v<T, Half
 // only on the values and their order, never on how the loops are arranged, and its
 // error grows with about 2 kBlock + n / kBlock^2 roundings instead of n. Every step
 // is a float addition, so it overflows to inf where PyTorch's float sum does.
+// reduce_visit calls block_done(k) after the k-th element when k % kBlock == 0.
 class FloatSum {
  public:
-  void operator+=(float v) {
-    l0_ += v;
-    if ((++n_ & (kBlock - 1)) != 0) return;
+  static constexpr int64_t kBlock = 128;  // a power of two
+  void operator+=(float v) { l0_ += v; }
+  void block_done(int64_t k) {
     l1_ += l0_;
     l0_ = 0;
-    if ((n_ & (kBlock * kBlock - 1)) != 0) return;
+    if ((k & (kBlock * kBlock - 1)) != 0) return;
     l2_ += l1_;
     l1_ = 0;
   }
   float value() const { return (l2_ + l1_) + l0_; }
 
  private:
-  static constexpr int64_t kBlock = 128;  // a power of two
   float l0_ = 0, l1_ = 0, l2_ = 0;
-  int64_t n_ = 0;
 };
 
 // The accumulator of a sum whose output is O: f64 in double, f32/bf16/f16 in float
@@ -110,21 +109,38 @@ Out from_acc(Acc a) {
 // input element of its reduction, always in row-major order of the reduced dims,
 // so the result does not depend on the loop order chosen here. When the kept dims
 // are the contiguous ones (e.g. a sum over dim 0), the reduced dims become the
-// outer loop and each pass updates a row of accumulators.
-template <typename Acc, typename Step>
+// outer loop and each pass updates a row of accumulators. With kBlock > 0 (a power
+// of two), acc.block_done(k) follows the k-th element of each reduction whenever
+// k % kBlock == 0 (k counts from 1; the same k for every output).
+template <int64_t kBlock = 0, typename Acc, typename Step>
 void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
   const bool kept_inner = !p.kept_strides.empty() && p.kept_strides.back() == 1 &&
                           (p.red_strides.empty() || p.red_strides.back() != 1);
   if (kept_inner) {
+    int64_t k = 0;
     for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
       Acc* a = acc.data();
       for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { step(*a++, off); });
+      if constexpr (kBlock > 0) {
+        if ((++k & (kBlock - 1)) == 0)
+          for (Acc& x : acc) x.block_done(k);
+      }
     });
   } else {
     Acc* a = acc.data();
     for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-      Acc& cur = *a++;
-      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) { step(cur, off); });
+      // A local accumulator stays in registers: through a reference into `acc` a
+      // float accumulator would be reloaded after every read of a float input,
+      // which may alias it.
+      Acc cur = *a;
+      int64_t k = 0;
+      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+        step(cur, off);
+        if constexpr (kBlock > 0) {
+          if ((++k & (kBlock - 1)) == 0) cur.block_done(k);
+        }
+      });
+      *a++ = cur;
     });
   }
 }
@@ -136,7 +152,8 @@ void sum_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out, bool me
   const In* in = static_cast<const In*>(t.data_ptr());
   Out* o = static_cast<Out*>(out.data_ptr());
   std::vector<Acc> acc(size_t(out.numel()), Acc{});
-  reduce_visit(p, acc, [&](Acc& a, int64_t off) { a += to_acc<V>(in[off]); });
+  constexpr int64_t kBlock = std::is_same_v<Acc, FloatSum> ? FloatSum::kBlock : 0;
+  reduce_visit<kBlock>(p, acc, [&](Acc& a, int64_t off) { a += to_acc<V>(in[off]); });
   for (size_t i = 0; i < acc.size(); ++i) {
     V total = acc_result(acc[i]);
     if constexpr (!std::is_integral_v<V>) {
