@@ -3,7 +3,7 @@
 
     python3 tests/diff/run_diff.py [--symmflow PATH] [--gen-count C] [--gen-seed S]
                                    [-j J] [--timeout SEC] [--filter TEXT] [-v]
-                                   [--repro] [--no-coll-during-p2p] [--runner torch]
+                                   [--repro] [--open-repro] [--no-coll-during-p2p] [--runner torch]
 
 Runs `SF run PROG --check --nproc N` for
   - every hand-written program in tests/diff/programs/ and examples/ at
@@ -12,8 +12,9 @@ Runs `SF run PROG --check --nproc N` for
     world-agnostic) at N = 1, 2, 3, 4 in turn,
 each under a timeout (default 60 s; -j 1 by default, as the ranks of one
 program already use the cores). A failure prints the command that reproduces
-it and the tail of its output. --repro adds tests/diff/repro/*.sf (reduced open
-bugs) at the world size each names. The last line is exactly
+it and the tail of its output. --repro adds tests/diff/repro/*.sf (reduced
+findings, fixed: regression tests) and --open-repro tests/diff/repro_open/*.sf
+(not fixed yet), each at the world size it names. The last line is exactly
 `diff: N passed, M failed`; the exit status is 0 only when nothing failed.
 
 --runner torch runs the same programs in the PyTorch reference runner
@@ -60,9 +61,9 @@ def hand_written(nprocs, flt):
     return [Case(f, n) for f in files for n in nprocs if flt in f]
 
 
-def repros(flt):
-    """tests/diff/repro/*.sf, each at the world size its `--nproc N` comment names."""
-    d = os.path.join(HERE, "repro")
+def repros(flt, folder="repro"):
+    """tests/diff/<folder>/*.sf, each at the world size its `--nproc N` comment names."""
+    d = os.path.join(HERE, folder)
     cases = []
     for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
         path = os.path.join(d, f)
@@ -148,7 +149,9 @@ def main(argv=None):
                     help="generate no collective while a P2P op is in flight (see gen_programs.py)")
     ap.add_argument("--hand-nprocs", default="2,3,4")
     ap.add_argument("--repro", action="store_true",
-                    help="also run tests/diff/repro/*.sf (reduced open bugs) at their world size")
+                    help="also run tests/diff/repro/*.sf (reduced, fixed findings) at their world size")
+    ap.add_argument("--open-repro", action="store_true",
+                    help="also run tests/diff/repro_open/*.sf (reduced findings not fixed yet)")
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=60, help="seconds per program")
     ap.add_argument("--filter", default="", help="only programs whose path contains this")
@@ -160,6 +163,8 @@ def main(argv=None):
     cases = hand_written([int(n) for n in args.hand_nprocs.split(",") if n], args.filter)
     if args.repro:
         cases += repros(args.filter)
+    if args.open_repro:
+        cases += repros(args.filter, "repro_open")
     cases += generated(args.gen_count, args.gen_seed, gen_dir, args.filter, not args.no_coll_during_p2p)
     skipped = 0
     if args.runner == "torch":  # the reference runner refuses the functional form by design
