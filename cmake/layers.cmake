@@ -1,4 +1,5 @@
-# sf_layer(NAME DEPS a b ...): the sources of src/symmflow/NAME as an object library
+# sf_layer(NAME DEPS a b ...): the sources of src/symmflow/NAME (and of its
+# subfolders: runtime/shm, runtime/net, ...) as an object library
 # sf_NAME, and its unit tests (NAME/*_test.cc) as the executable NAME_tests linked
 # with the objects of NAME and of every layer it depends on. Each layer can be built
 # and tested on its own, so a broken upper layer never blocks a lower one.
@@ -6,8 +7,8 @@ set(SF_LAYERS "")
 function(sf_layer name)
   cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
   set(dir ${CMAKE_SOURCE_DIR}/src/symmflow/${name})
-  file(GLOB srcs CONFIGURE_DEPENDS ${dir}/*.cc)
-  file(GLOB tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${dir}/*.cc)
+  file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
   list(FILTER srcs EXCLUDE REGEX "_test\\.cc$")
   if(NOT srcs)
     set(srcs ${CMAKE_SOURCE_DIR}/cmake/empty.cc)

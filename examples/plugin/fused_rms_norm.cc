@@ -17,7 +17,7 @@
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/reduce.h"
 #include "symmflow/library/library.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/world.h"
 
 namespace sf = symmflow;

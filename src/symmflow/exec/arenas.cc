@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "symmflow/passes/memory_plan.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {

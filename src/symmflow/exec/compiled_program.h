@@ -24,7 +24,7 @@
 #include "symmflow/exec/arenas.h"
 #include "symmflow/exec/replay_allocator.h"
 #include "symmflow/ir/graph.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 
 namespace symmflow::exec {
 

@@ -9,8 +9,8 @@
 #pragma once
 #include <vector>
 
-#include "symmflow/runtime/collectives.h"
-#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/p2p/p2p.h"
 
 namespace symmflow::dist {
 

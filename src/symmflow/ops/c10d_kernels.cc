@@ -12,9 +12,9 @@
 #include "symmflow/ops/boxing.h"
 #include "symmflow/ops/meta_util.h"
 #include "symmflow/ops/work_registry.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/copy_stats.h"
-#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/p2p/p2p.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::ops {

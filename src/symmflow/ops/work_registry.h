@@ -4,7 +4,7 @@
 // PyTorch's functional collectives register their Work against the output.
 #pragma once
 #include "symmflow/core/tensor.h"
-#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/p2p/p2p.h"
 
 namespace symmflow::ops {
 

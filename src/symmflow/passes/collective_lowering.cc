@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "symmflow/ir/alias.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 
 namespace symmflow::passes {
 

@@ -15,8 +15,8 @@
 #include <new>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/control_block.h"
-#include "symmflow/runtime/shm_segment.h"
+#include "symmflow/runtime/shm/control_block.h"
+#include "symmflow/runtime/shm/segment.h"
 #include "symmflow/runtime/world.h"
 
 extern char** environ;

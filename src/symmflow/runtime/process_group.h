@@ -22,9 +22,9 @@
 #include <vector>
 
 #include "symmflow/runtime/backend.h"
-#include "symmflow/runtime/group_segment.h"
-#include "symmflow/runtime/net_link.h"
-#include "symmflow/runtime/signal_pad.h"
+#include "symmflow/runtime/shm/group_segment.h"
+#include "symmflow/runtime/net/net_link.h"
+#include "symmflow/runtime/shm/signal_pad.h"
 #include "symmflow/runtime/symmetric_heap.h"
 
 namespace symmflow::dist {

@@ -16,12 +16,12 @@
 //   }
 #pragma once
 #include "symmflow/runtime/backend.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/launcher.h"
-#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/p2p/p2p.h"
 #include "symmflow/runtime/process_group.h"
-#include "symmflow/runtime/signal_pad.h"
+#include "symmflow/runtime/shm/signal_pad.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/symmetric_heap.h"
 #include "symmflow/runtime/world.h"

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "symmflow/core/storage.h"
-#include "symmflow/runtime/group_segment.h"
-#include "symmflow/runtime/wait.h"
+#include "symmflow/runtime/shm/group_segment.h"
+#include "symmflow/runtime/shm/wait.h"
 
 namespace symmflow::dist {
 

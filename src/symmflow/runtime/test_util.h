@@ -12,7 +12,7 @@
 #include <string>
 
 #include "symmflow/runtime/launcher.h"
-#include "symmflow/runtime/shm_segment.h"
+#include "symmflow/runtime/shm/segment.h"
 
 namespace symmflow::runtime::testing {
 

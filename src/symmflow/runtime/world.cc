@@ -9,9 +9,9 @@
 #include <mutex>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/mpi_backend.h"
-#include "symmflow/runtime/shm_backend.h"
-#include "symmflow/runtime/wait.h"
+#include "symmflow/runtime/net/mpi_backend.h"
+#include "symmflow/runtime/shm/shm_backend.h"
+#include "symmflow/runtime/shm/wait.h"
 
 namespace symmflow::dist {
 

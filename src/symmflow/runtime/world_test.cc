@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/shm_backend.h"
+#include "symmflow/runtime/shm/shm_backend.h"
 #include "symmflow/runtime/test_util.h"
 
 namespace symmflow::dist {

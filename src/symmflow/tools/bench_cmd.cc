@@ -17,7 +17,7 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/launcher.h"
-#include "symmflow/runtime/mpi_backend.h"
+#include "symmflow/runtime/net/mpi_backend.h"
 #include "symmflow/tools/bench_mpirun.h"
 #include "symmflow/tools/bench_records.h"
 #include "symmflow/tools/bench_worker.h"

@@ -48,7 +48,7 @@ int run_bench_mpirun(const MpirunBenchOptions&) {
 #include <vector>
 
 #include "bench_common.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 #include "symmflow/tools/bench_records.h"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "symmflow/runtime/collectives.h"
-#include "symmflow/runtime/p2p.h"
+#include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/p2p/p2p.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 #include "symmflow/tools/bench_worker.h"

@@ -11,7 +11,7 @@
 #include "symmflow/ir/printer.h"
 #include "symmflow/library/plugin.h"
 #include "symmflow/passes/pipeline.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/world.h"
 #include "symmflow/tools/commands.h"

@@ -16,7 +16,7 @@
 
 #include "bench_common.h"
 #include "symmflow/passes/collective_lowering.h"
-#include "symmflow/runtime/collectives.h"
+#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"

@@ -1,0 +1,283 @@
+// Internals shared by the collective algorithms (collectives/*.cc): the per-group
+// state (sequence counters, announcement buffer, push slots, workspace) and the
+// two protocols every algorithm is built from.
+//
+// PUSH (small messages, one synchronisation): every rank copies its payload for
+// peer p, plus a 64-byte header describing the call, into p's slot
+// [k % 2][me] (k = number of push calls so far) and signals ARRIVE; then it
+// waits for every peer's ARRIVE and works from its own slots. No exit barrier:
+// a sender reuses slot parity k % 2 only at call k + 2, and by then it has
+// received the peer's call k + 1 arrival, which the peer sends only after it
+// finished reading call k. Every rank pushes (at least a header) to every peer
+// in every push call, which is what makes that argument hold for all calls.
+//
+// PULL (large messages, zero copy): every rank announces where its data is
+// (a heap offset, or an offset inside the workspace) in its announcement
+// buffer and signals ARRIVE; after waiting for every peer's ARRIVE it reads
+// peers' data in place, then DONE (exit): nobody returns before every peer has
+// finished reading its buffers, so the caller may overwrite them at once.
+// When a workspace must grow, all ranks grow it together (to the largest need
+// announced) and sync once more (READY) before data is read.
+//
+// Both protocols carry a descriptor of the call (collective, dtype, sizes, op,
+// root, call number) that every receiver compares with its own: ranks that
+// called different collectives, or with different arguments, get an Error
+// naming both calls instead of garbage or a hang.
+//
+// Channels (SignalPad): collectives use 1..15 only. ARRIVE is shared by both
+// protocols so that a protocol mismatch is detected, not deadlocked.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "symmflow/core/tensor.h"
+#include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/copy_stats.h"
+#include "symmflow/runtime/process_group.h"
+#include "symmflow/runtime/collectives/reduce_kernels.h"
+
+namespace symmflow::dist::detail {
+
+inline constexpr int kChArrive = 1;
+inline constexpr int kChReady = 2;
+inline constexpr int kChPhase = 3;
+inline constexpr int kChDone = 4;
+inline constexpr int kNumChannels = 5;  // 0..4 used; 5..15 free for later algorithms
+
+// The largest push payload per peer that SYMMFLOW_PUSH_MAX_BYTES may ask for:
+// 256 KiB up to 8 ranks, then less, so that the 2 x W slots stay <= 4 MiB.
+inline size_t slot_payload(int W) {
+  return std::clamp<size_t>((size_t(2) << 20) / size_t(std::max(W, 1)), 16 << 10, 256 << 10);
+}
+inline constexpr size_t kDefaultPushMax = 2048;  // push up to this, pull above (per peer)
+inline constexpr size_t kHeaderBytes = 128;     // an announcement: Desc + extra words after it
+inline constexpr size_t kPushHeaderBytes = 64;  // a push slot's header: Desc up to `flags`
+
+enum class Kind : uint32_t { all_reduce = 1, all_gather, reduce_scatter, all_to_all, broadcast, tile_reduce };
+enum class Proto : uint32_t { push = 1, pull = 2, two_shot = 3 };
+
+// Flags of Desc::flags.
+inline constexpr uint32_t kSrcInWs = 1;    // src_off is relative to the workspace
+inline constexpr uint32_t kRedInWs = 2;    // red_off is relative to the workspace
+inline constexpr uint32_t kDataReady = 4;  // data was in place at ARRIVE
+inline constexpr uint32_t kOutWritable = 8;  // out_off: my output, peers may write it
+
+// What a rank announces about a call. Every field up to `aux` must agree across
+// ranks; the rest says where this rank's data is.
+struct Desc {
+  uint64_t call_no = 0;
+  Kind kind{};
+  Proto proto{};
+  uint32_t dtype = 0;
+  int32_t op = -1;  // ReduceOp, -1 when none
+  int32_t root = -1;
+  uint32_t pad_ = 0;
+  int64_t numel = 0;  // the size every rank must agree on (per collective)
+  int64_t aux = 0;    // second agreed quantity (rows of a tile, row elements)
+  // --- per rank, not compared; pull only (not in a push header) ---
+  uint32_t flags = 0;
+  uint32_t pad2_ = 0;
+  uint64_t src_off = 0;   // heap offset (or workspace offset) of my readable data
+  uint64_t red_off = 0;   // two-shot: where my reduced chunk is
+  uint64_t out_off = 0;   // two-shot: heap offset of my (symmetric) output
+  int64_t pitch = 0;      // tile_reduce: row pitch of my readable tile, elements
+  uint64_t ws_need = 0;   // workspace bytes this rank needs for this call
+};
+static_assert(sizeof(Desc) <= kHeaderBytes);
+static_assert(offsetof(Desc, flags) <= kPushHeaderBytes);
+
+std::string describe(const Desc& d);
+
+// Scratch memory of this process (not symmetric), reused between calls.
+class Scratch {
+ public:
+  void* get(size_t bytes);
+  ~Scratch();
+
+ private:
+  void* p_ = nullptr;
+  size_t cap_ = 0;
+};
+
+class CollState {
+ public:
+  explicit CollState(ProcessGroup& g);
+  ~CollState();
+  CollState(const CollState&) = delete;
+  CollState& operator=(const CollState&) = delete;
+
+  ProcessGroup& g;
+  const int W, me;
+
+  // --- descriptors ---
+  Desc begin(Kind kind, Proto proto, DType dtype, int op, int root, int64_t numel, int64_t aux);
+  void check_peer(const Desc& mine, const Desc& theirs, int peer, std::string_view what);
+
+  // --- signals ---
+  void signal_all(int ch);
+  void wait_from(int peer, int ch, std::string_view what);
+  void wait_all(int ch, std::string_view what);
+
+  // --- push protocol ---
+  // payload(p) returns {ptr, bytes} for peer p (bytes <= push_max()); after
+  // return, slot(p) holds what p pushed to me (its header checked against d).
+  template <class F>
+  void push_exchange(Desc& d, F&& payload, std::string_view what);
+  const char* slot(int src) const;  // payload peer `src` pushed to me in this call
+  const Desc& slot_header(int src) const;
+  size_t push_max() const { return push_max_; }
+
+  // --- pull protocol ---
+  // Announces d (and `extra` int64 words, e.g. splits), ARRIVE, checks all peers.
+  // `stage` is called to copy my data into the workspace when d.flags has
+  // kSrcInWs (before ARRIVE if the workspace is big enough, else after the
+  // collective growth, then once more READY); it counts what it copies.
+  template <class F>
+  void pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage, std::string_view what);
+  const Desc& peer_desc(int p) const;
+  const int64_t* peer_extra(int p) const;
+  // Address of peer p's data at `off` (flagged relative to workspace or heap).
+  const char* peer_src(int p) const;
+  const char* peer_red(int p) const;
+  char* peer_out(int p) const { return peer_heap_[size_t(p)] + peer_desc(p).out_off; }
+  char* ws_local() const { return ws_base(me); }
+  void pull_end(std::string_view what) { signal_all(kChDone); wait_all(kChDone, what); }
+
+  // Heap offset of a tensor that peers may read in place: symmetric, contiguous
+  // (or, with allow_strided, any view), in this group's heap. -1 otherwise.
+  int64_t heap_offset(const Tensor& t, bool allow_strided = false) const;
+  // W pointers, reused between calls (no allocation on the latency path).
+  std::vector<const void*> ptrs;
+  std::vector<const char*> bases;
+
+  Scratch scratch, scratch2;
+
+ private:
+  char* ws_base(int p) const;
+  void grow_ws(size_t bytes);
+  char* my_slot_at(int peer, uint64_t k, int src) const;
+  void announce(const Desc& d, const int64_t* extra, int nextra);
+
+  uint64_t call_no_ = 0, push_no_ = 0;
+  std::vector<uint64_t> expect_;  // [channel][peer]: signals consumed
+  std::shared_ptr<Storage> meta_, slots_, ws_;
+  size_t meta_stride_ = 0, slot_stride_ = 0, ws_cap_ = 0;
+  size_t push_max_ = 0;
+  char* heap_base_ = nullptr;
+  std::vector<char*> peer_heap_;  // byte 0 of every rank's heap
+  size_t heap_cap_ = 0;
+};
+
+CollState& state(ProcessGroup& g);
+
+// Copies of at least this many bytes into a collective's output bypass the
+// cache (non-temporal stores): at these sizes the output does not fit in the
+// cache anyway and nothing in the call reads it again. SYMMFLOW_NT_MIN_BYTES
+// overrides the default of 8 MiB (measured: 2-4 MiB copies lose, 8 MiB+ win).
+size_t nt_min_bytes();
+// copy_bytes, or copy_bytes_stream from nt_min_bytes() up.
+void copy_out(void* dst, const void* src, size_t n);
+
+// Groups that span nodes (collectives/hier/): called by the public functions
+// after they validated the arguments. Shared memory inside each node, the
+// group's NetLink between nodes, contributions still folded in rank order.
+CollectiveResult hier_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op);
+CollectiveResult hier_all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out);
+CollectiveResult hier_reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op);
+CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor& out,
+                                 const std::vector<int64_t>& out_splits,
+                                 const std::vector<int64_t>& in_splits);
+CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src);
+CollectiveResult hier_tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile,
+                                  int root, ReduceOp op);
+
+// Tensor helpers.
+void pack(const Tensor& t, void* dst);          // t's elements, row-major, contiguous
+void unpack(const void* src, const Tensor& t);  // the inverse
+bool overlaps(const Tensor& a, const Tensor& b);
+void check_data(const Tensor& t, std::string_view what, std::string_view arg);
+
+// Counts a copy that exists only because a tensor is not symmetric/contiguous.
+inline void count_staged(CollectiveResult& r, uint64_t bytes) {
+  if (bytes == 0) return;
+  count_staged_copy(bytes);
+  r.staged = true;
+  r.staged_bytes += bytes;
+}
+
+// Adds what an inner collective (run on a node group) copied to `r`; its
+// copies were counted globally when they happened.
+inline void absorb(CollectiveResult& r, const CollectiveResult& inner) {
+  r.staged |= inner.staged;
+  r.staged_bytes += inner.staged_bytes;
+}
+
+// First element of chunk i when n elements are split in W parts (chunk i is
+// [chunk_begin(i), chunk_begin(i + 1))); boundaries fall on cache lines.
+inline int64_t chunk_begin(int64_t n, int W, int i, size_t itemsize) {
+  if (i >= W) return n;
+  int64_t a = int64_t(64 / itemsize);
+  int64_t b = n * i / W;
+  return std::min(n, b / a * a);
+}
+
+// ------------------------------------------------------------------ templates
+
+template <class F>
+void CollState::push_exchange(Desc& d, F&& payload, std::string_view what) {
+  const uint64_t k = push_no_++;
+  for (int i = 1; i < W; ++i) {
+    int p = (me + i) % W;
+    auto [ptr, bytes] = payload(p);
+    char* dst = my_slot_at(p, k, me);  // my slot in p's buffer
+    if (bytes) copy_bytes(dst + kPushHeaderBytes, ptr, bytes);
+    std::memcpy(dst, &d, offsetof(Desc, flags));
+    g.signals().signal(p, kChArrive);
+  }
+  for (int i = 1; i < W; ++i) {
+    int p = (me + W - i) % W;
+    wait_from(p, kChArrive, what);
+    check_peer(d, slot_header(p), p, what);
+  }
+}
+
+template <class F>
+void CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage,
+                           std::string_view what) {
+  if ((d.flags & kSrcInWs) && d.ws_need <= ws_cap_) {
+    stage();
+    d.flags |= kDataReady;
+  } else if (!(d.flags & kSrcInWs)) {
+    d.flags |= kDataReady;
+  }
+  announce(d, extra, nextra);
+  signal_all(kChArrive);
+  uint64_t need = d.ws_need;
+  bool all_ready = d.flags & kDataReady;
+  for (int i = 1; i < W; ++i) {
+    int p = (me + W - i) % W;
+    wait_from(p, kChArrive, what);
+    const Desc& pd = peer_desc(p);
+    check_peer(d, pd, p, what);
+    need = std::max<uint64_t>(need, pd.ws_need);
+    all_ready = all_ready && (pd.flags & kDataReady);
+  }
+  if (need > ws_cap_) {  // every rank sees the same need: grow together
+    grow_ws(need);
+    if (d.flags & kSrcInWs) stage();  // (again: the old workspace is gone)
+    all_ready = false;
+  } else if (!(d.flags & kDataReady)) {
+    stage();
+  }
+  if (!all_ready) {
+    signal_all(kChReady);
+    wait_all(kChReady, what);
+  }
+}
+
+}  // namespace symmflow::dist::detail

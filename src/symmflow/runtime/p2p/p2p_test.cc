@@ -1,0 +1,719 @@
+// Point-to-point: isend / irecv / batch_isend_irecv between ranks of a group
+// (multi-process through launch_fn; rank bodies assert with SF_CHECK).
+#include "symmflow/runtime/p2p/p2p.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "symmflow/core/error.h"
+#include "symmflow/runtime/copy_stats.h"
+#include "symmflow/runtime/symm.h"
+#include "symmflow/runtime/test_util.h"
+#include "symmflow/runtime/world.h"
+
+namespace symmflow::dist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using runtime::testing::run_job;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The value element i of message `msg` from rank `src` carries.
+float val(int src, int64_t i, int msg = 0) { return float(src * 100000 + msg * 1000 + i % 997); }
+
+Tensor make(bool symmetric, Shape shape, ProcessGroup& g) {
+  return symmetric ? symm::empty(std::move(shape), DType::f32, g)
+                   : Tensor::empty_with(regular_allocator(), std::move(shape), DType::f32);
+}
+
+// Visits a tensor's elements in row-major order: f(linear index, element&).
+void for_each(const Tensor& t, const std::function<void(int64_t, float&)>& f) {
+  const int64_t n = t.numel(), nd = t.dim();
+  std::vector<int64_t> idx(size_t(nd), 0);
+  float* base = static_cast<float*>(t.data_ptr());
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < nd; ++d) off += idx[size_t(d)] * t.strides()[size_t(d)];
+    f(k, base[off]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[size_t(d)] < t.sizes()[size_t(d)]) break;
+      idx[size_t(d)] = 0;
+    }
+  }
+}
+void fill(const Tensor& t, int src, int msg = 0) { for_each(t, [&](int64_t i, float& x) { x = val(src, i, msg); }); }
+void fill_const(const Tensor& t, float v) { for_each(t, [&](int64_t, float& x) { x = v; }); }
+void expect(const Tensor& t, int src, int msg, const char* what) {
+  for_each(t, [&](int64_t i, float& x) {
+    SF_CHECK(x == val(src, i, msg), "{}: element {} is {}, expected {} (from rank {}, message {})",
+             what, i, x, val(src, i, msg), src, msg);
+  });
+}
+
+// Resident anonymous + shared-memory KiB (RssAnon + RssShmem). File-backed pages
+// are left out: code faulted in late (64 KiB fault-around) is not a leak.
+long rss_kib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  long kib = 0;
+  while (std::getline(f, line))
+    if (line.rfind("RssAnon:", 0) == 0 || line.rfind("RssShmem:", 0) == 0)
+      kib += std::atol(line.c_str() + line.find(':') + 1);
+  return kib;
+}
+
+// Ring: send to next, receive from prev, every symmetric/regular combination.
+void ring_job(int nproc) {
+  auto r = run_job(nproc, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), n = g.size(), next = (me + 1) % n, prev = (me + n - 1) % n;
+    int msg = 0;
+    for (bool send_sym : {false, true})
+      for (bool recv_sym : {false, true})
+        for (int64_t count : {int64_t(1), int64_t(1000), int64_t(100000)}) {
+          ++msg;
+          Tensor x = make(send_sym, {count}, g), y = make(recv_sym, {count}, g);
+          fill(x, me, msg);
+          fill_const(y, -1);
+          g.barrier("ring setup");  // symmetric buffers are reused across iterations
+          reset_staged_copy_stats();
+          auto w = batch_isend_irecv(g, {P2POp::send(x, next, 3), P2POp::recv(y, prev, 3)});
+          SF_CHECK(w.size() == 2, "two works expected");
+          w[0].wait();  // the send first: progress must complete the receive side too
+          w[1].wait();
+          expect(y, prev, msg, "ring");
+          auto cs = staged_copy_stats();
+          uint64_t want = (send_sym || recv_sym) ? 0 : 2;  // staged: one copy in, one out
+          SF_CHECK(cs.count == want, "send_sym={} recv_sym={} count={}: {} staged copies, expected {}",
+                   send_sym, recv_sym, count, cs.count, want);
+          if (want) SF_CHECK(cs.bytes == 2 * uint64_t(count) * 4, "staged bytes {}", cs.bytes);
+          g.barrier("ring end");  // nobody still reads x before it is freed
+        }
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, RingAllBufferKindsAtTwoRanks) { ring_job(2); }
+TEST(P2P, RingAllBufferKindsAtThreeRanks) { ring_job(3); }
+TEST(P2P, RingAllBufferKindsAtFourRanks) { ring_job(4); }
+
+TEST(P2P, PairwiseExchangeAtFourRanks) {
+  auto r = run_job(4, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = me ^ 1;
+    for (int msg = 0; msg < 4; ++msg) {
+      Tensor x = make(msg & 1, {4096}, g), y = make(msg & 2, {4096}, g);
+      fill(x, me, msg);
+      auto s = isend(g, x, peer, msg);
+      auto rv = irecv(g, y, peer, msg);
+      s.wait();
+      rv.wait();
+      expect(y, peer, msg, "pairwise");
+      g.barrier();
+    }
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// Views as send and receive buffers: slice with a step, a transpose, a row and a
+// column of a matrix; the rest of each base stays untouched.
+TEST(P2P, ViewsAsSendAndReceiveBuffers) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    for (bool sym : {false, true}) {
+      // Sources: a strided slice, a transpose, a row, a column.
+      Tensor sbase = make(sym, {8, 6}, g), vbase = make(sym, {64}, g);
+      fill(sbase, me, 1);
+      fill(vbase, me, 2);
+      Tensor s_step = vbase.as_strided({16}, {3}, 2);    // vbase[2:50:3]
+      Tensor s_tr = sbase.as_strided({6, 8}, {1, 6}, 0);  // sbase.T
+      Tensor s_row = sbase.as_strided({6}, {1}, 18);      // sbase[3]
+      Tensor s_col = sbase.as_strided({8}, {6}, 4);       // sbase[:, 4]
+      // Destinations, views of bases filled with a sentinel.
+      Tensor dbase = make(!sym, {8, 6}, g), dvec = make(!sym, {64}, g), dmat = make(sym, {8, 6}, g);
+      Tensor dmat2 = make(!sym, {8, 6}, g);
+      fill_const(dbase, -7);
+      fill_const(dvec, -7);
+      fill_const(dmat, -7);
+      fill_const(dmat2, -7);
+      Tensor d_step = dvec.as_strided({16}, {4}, 1);     // dvec[1:64:4]
+      Tensor d_tr = dbase.as_strided({6, 8}, {1, 6}, 0);  // dbase.T
+      Tensor d_row = dmat.as_strided({6}, {1}, 30);       // dmat[5] (symmetric contiguous view)
+      Tensor d_col = dmat2.as_strided({8}, {6}, 1);       // dmat2[:, 1]
+      g.barrier();
+      auto w = batch_isend_irecv(g, {P2POp::send(s_step, peer, 1), P2POp::send(s_tr, peer, 2),
+                                     P2POp::send(s_row, peer, 3), P2POp::send(s_col, peer, 4),
+                                     P2POp::recv(d_step, peer, 1), P2POp::recv(d_tr, peer, 2),
+                                     P2POp::recv(d_row, peer, 3), P2POp::recv(d_col, peer, 4)});
+      for (auto& x : w) x.wait();
+      // Rebuild the peer's sources locally to know what must have arrived.
+      Tensor pb = make(false, {8, 6}, g), pv = make(false, {64}, g);
+      fill(pb, peer, 1);
+      fill(pv, peer, 2);
+      auto same = [&](const Tensor& got, const Tensor& want, const char* what) {
+        std::vector<float> a, b;
+        for_each(got, [&](int64_t, float& x) { a.push_back(x); });
+        for_each(want, [&](int64_t, float& x) { b.push_back(x); });
+        SF_CHECK(a == b, "{} (sym={}): received values differ", what, sym);
+      };
+      same(d_step, pv.as_strided({16}, {3}, 2), "slice with step");
+      same(d_tr, pb.as_strided({6, 8}, {1, 6}, 0), "transpose");
+      same(d_row, pb.as_strided({6}, {1}, 18), "row");
+      same(d_col, pb.as_strided({8}, {6}, 4), "column");
+      // Untouched elsewhere.
+      float* v = static_cast<float*>(dvec.data_ptr());
+      for (int i = 0; i < 64; ++i)
+        if (!(i >= 1 && (i - 1) % 4 == 0)) SF_CHECK(v[i] == -7, "dvec[{}] overwritten: {}", i, v[i]);
+      float* m = static_cast<float*>(dmat.data_ptr());
+      float* m2 = static_cast<float*>(dmat2.data_ptr());
+      for (int i = 0; i < 48; ++i) {
+        if (!(i >= 30 && i < 36)) SF_CHECK(m[i] == -7, "dmat[{}] overwritten: {}", i, m[i]);
+        if (i % 6 != 1) SF_CHECK(m2[i] == -7, "dmat2[{}] overwritten: {}", i, m2[i]);
+      }
+      // The sources were not modified.
+      expect(sbase, me, 1, "send base");
+      g.barrier();
+    }
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// Tags are independent queues; within a tag, program order.
+TEST(P2P, TagsInterleavedAndOutOfOrder) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank();
+    constexpr int kTags = 3, kPerTag = 4;
+    // Buffers: the same symmetric allocations on both ranks (collective), then
+    // each rank uses its own. Buffer (t, k): symmetric when (k + t) is odd.
+    std::vector<Tensor> bufs;
+    for (int t = 0; t < kTags; ++t)
+      for (int k = 0; k < kPerTag; ++k) bufs.push_back(make((k + t) % 2, {256 + 64 * t}, g));
+    auto buf = [&](int t, int k) { return bufs[size_t(t * kPerTag + k)]; };
+    // Receiver: regular when the sender's is symmetric and vice versa, half the time.
+    std::vector<Tensor> rbufs;
+    for (int t = 0; t < kTags; ++t)
+      for (int k = 0; k < kPerTag; ++k) rbufs.push_back(make(k % 2 == 0, {256 + 64 * t}, g));
+    if (me == 0) {
+      std::vector<Work> ws;
+      for (int k = 0; k < kPerTag; ++k)
+        for (int t = 0; t < kTags; ++t) {  // tag-interleaved: t0 t1 t2 t0 t1 t2 ...
+          fill(buf(t, k), 0, 10 * t + k);
+          ws.push_back(isend(g, buf(t, k), 1, t));
+        }
+      std::reverse(ws.begin(), ws.end());  // wait in a different order
+      for (auto& w : ws) w.wait();
+    } else {
+      std::vector<Work> ws;
+      std::vector<std::pair<int, int>> ids;
+      for (int t = kTags - 1; t >= 0; --t)  // posted tag by tag, last tag first
+        for (int k = 0; k < kPerTag; ++k) {
+          ids.push_back({t, k});
+          ws.push_back(irecv(g, rbufs[size_t(t * kPerTag + k)], 0, t));
+        }
+      for (size_t i = 0; i < ws.size(); ++i) {
+        ws[i].wait();
+        auto [t, k] = ids[i];
+        expect(rbufs[size_t(t * kPerTag + k)], 0, 10 * t + k, "tagged");
+      }
+    }
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// More messages in flight to one peer than the control ring holds (256).
+TEST(P2P, ManyMessagesInFlightToOnePeer) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    constexpr int kMsgs = 1500;
+    std::vector<Tensor> bufs;
+    std::vector<Work> ws;
+    Tensor big = make(true, {kMsgs, 16}, g);  // rows: symmetric contiguous views
+    for (int i = 0; i < kMsgs; ++i) {
+      Tensor t = (i % 3 == 0) ? big.as_strided({16}, {1}, 16 * i) : make(false, {16}, g);
+      if (me == 0) fill(t, 0, i);
+      bufs.push_back(t);
+      ws.push_back(me == 0 ? isend(g, t, peer, i % 5) : irecv(g, t, peer, i % 5));
+    }
+    for (int i = kMsgs - 1; i >= 0; --i) ws[size_t(i)].wait();
+    if (me == 1)
+      for (int i = 0; i < kMsgs; ++i) expect(bufs[size_t(i)], 0, i, "in flight");
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, SelfSend) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank();
+    int msg = 0;
+    for (bool ss : {false, true})
+      for (bool rs : {false, true})
+        for (int64_t n : {int64_t(0), int64_t(7), int64_t(3 << 18)}) {  // 0 B, 28 B, 3 MiB
+          Tensor x = make(ss, {n}, g), y = make(rs, {n}, g);
+          fill(x, me, ++msg);
+          auto w = batch_isend_irecv(g, {P2POp::send(x, me, 5), P2POp::recv(y, me, 5)});
+          w[1].wait();
+          w[0].wait();
+          expect(y, me, msg, "self");
+        }
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// 3 MiB (and an odd size) through the 2 x 256 KiB mailbox, contiguous and not.
+TEST(P2P, LargeMessagesThroughTheChunkedMailbox) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    struct Case { Shape base; Shape sizes, strides; };
+    std::vector<Case> cases = {
+        {{3 << 18}, {3 << 18}, {1}},                     // 3 MiB contiguous
+        {{(3 << 18) + 3}, {(3 << 18) + 3}, {1}},         // 3 MiB + 12 B
+        {{1024, 768}, {768, 1024}, {1, 768}},            // 3 MiB transposed
+    };
+    int msg = 0;
+    for (auto& c : cases) {
+      ++msg;
+      Tensor xb = make(false, c.base, g), yb = make(false, c.base, g);
+      Tensor x = xb.as_strided(c.sizes, c.strides, 0), y = yb.as_strided(c.sizes, c.strides, 0);
+      fill(x, me, msg);
+      reset_staged_copy_stats();
+      auto w = batch_isend_irecv(g, {P2POp::send(x, peer), P2POp::recv(y, peer)});
+      w[0].wait();
+      w[1].wait();
+      expect(y, peer, msg, "large");
+      auto cs = staged_copy_stats();
+      SF_CHECK(cs.count == 2 && cs.bytes == 2 * x.nbytes(), "staged copies {} bytes {}, expected 2, {}",
+               cs.count, cs.bytes, 2 * x.nbytes());
+    }
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, ZeroSizeMessages) {
+  auto r = run_job(3, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), n = g.size();
+    for (bool ss : {false, true})
+      for (bool rs : {false, true}) {
+        Tensor x = make(ss, {0}, g), y = make(rs, {4, 0}, g);
+        auto w = batch_isend_irecv(g, {P2POp::send(x, (me + 1) % n, 2),
+                                       P2POp::recv(y, (me + n - 1) % n, 2)});
+        for (auto& k : w) k.wait();
+        g.barrier();
+      }
+    Work done;  // a default Work is complete
+    SF_CHECK(done.is_completed(), "default Work");
+    done.wait();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, StagedPathCountsCopiesSymmetricPutCountsNone) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    Tensor xs = make(true, {4096}, g), ys = make(true, {4096}, g);
+    Tensor xr = make(false, {4096}, g), yr = make(false, {4096}, g);
+    fill(xs, me);
+    fill(xr, me);
+    reset_staged_copy_stats();
+    for (auto& w : batch_isend_irecv(g, {P2POp::send(xs, peer), P2POp::recv(ys, peer)})) w.wait();
+    SF_CHECK(staged_copy_stats().count == 0, "symmetric put counted {}", staged_copy_stats().count);
+    for (auto& w : batch_isend_irecv(g, {P2POp::send(xr, peer), P2POp::recv(ys, peer)})) w.wait();
+    SF_CHECK(staged_copy_stats().count == 0, "regular -> symmetric put counted {}",
+             staged_copy_stats().count);
+    for (auto& w : batch_isend_irecv(g, {P2POp::send(xs, peer), P2POp::recv(yr, peer)})) w.wait();
+    SF_CHECK(staged_copy_stats().count == 0, "receiver read from symmetric counted {}",
+             staged_copy_stats().count);
+    for (auto& w : batch_isend_irecv(g, {P2POp::send(xr, peer), P2POp::recv(yr, peer)})) w.wait();
+    auto cs = staged_copy_stats();
+    SF_CHECK(cs.count == 2 && cs.bytes == 2 * 4096 * 4, "staged: {} copies, {} bytes", cs.count, cs.bytes);
+    expect(yr, peer, 0, "staged");
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, IsCompletedPolling) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    Tensor x = make(false, {1024}, g);
+    g.barrier();  // rank 1 posts its receive 50 ms after this
+    if (g.rank() == 0) {
+      fill(x, 0);
+      auto w = isend(g, x, 1);
+      long polls = 0;
+      while (!w.is_completed()) {
+        ++polls;
+        usleep(100);
+      }
+      SF_CHECK(polls > 10, "receiver posts 50 ms late, yet only {} polls", polls);
+      w.wait();
+    } else {
+      usleep(50000);
+      auto w = irecv(g, x, 0);
+      while (!w.is_completed()) usleep(100);
+      w.wait();
+      expect(x, 0, 0, "polled");
+    }
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// Rank 0 waits on its send before it posts its receive; rank 1 posts both and
+// waits on its send first. Rank 0's send may need rank 1 to read it (regular
+// receive buffer, symmetric send buffer): rank 1's wait drives that.
+TEST(P2P, WaitOnSendBeforePostingReceive) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    int msg = 0;
+    for (bool ss : {false, true})
+      for (bool rs : {false, true}) {
+        Tensor x = make(ss, {100000}, g), y = make(rs, {100000}, g);
+        fill(x, me, ++msg);
+        g.barrier();
+        if (me == 0) {
+          isend(g, x, peer).wait();
+          irecv(g, y, peer).wait();
+        } else {
+          auto w = batch_isend_irecv(g, {P2POp::send(x, peer), P2POp::recv(y, peer)});
+          w[0].wait();
+          w[1].wait();
+        }
+        expect(y, peer, msg, "send first");
+        g.barrier();
+      }
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// P2P in a subgroup: group ranks, its own heap; a symmetric tensor of another
+// group (world) counts as regular memory there. World traffic runs alongside.
+TEST(P2P, SubgroupAndWorldSideBySide) {
+  auto r = run_job(4, [] {
+    init();
+    auto& w = world();
+    ProcessGroup* odd = new_group({1, 3}, "odd");
+    Tensor wx = make(true, {2048}, w), wy = make(true, {2048}, w);  // world-symmetric
+    const int me = w.rank();
+    fill(wx, me, 1);
+    std::vector<Work> works;
+    Tensor sx, sy;
+    if (odd) {
+      SF_CHECK(odd->size() == 2 && odd->rank() == (me == 3), "odd group ranks");
+      sx = symm::empty({2048}, DType::f32, *odd);
+      sy = symm::empty({2048}, DType::f32, *odd);
+      fill(sx, odd->rank(), 2);
+      int peer = 1 - odd->rank();
+      reset_staged_copy_stats();
+      // world-symmetric buffers are regular memory for group "odd": staged path.
+      works = batch_isend_irecv(*odd, {P2POp::send(wx, peer, 1), P2POp::recv(wy, peer, 1),
+                                       P2POp::send(sx, peer, 2), P2POp::recv(sy, peer, 2)});
+      for (auto& k : works) k.wait();
+      expect(wy, me == 1 ? 3 : 1, 1, "subgroup, world-symmetric buffers");
+      expect(sy, peer, 2, "subgroup, own symmetric buffers");
+      SF_CHECK(staged_copy_stats().count == 2, "expected 2 staged copies, got {}",
+               staged_copy_stats().count);
+    }
+    // World ring at the same time.
+    Tensor a = make(false, {512}, w), b = make(false, {512}, w);
+    fill(a, me, 3);
+    for (auto& k : batch_isend_irecv(w, {P2POp::send(a, (me + 1) % 4), P2POp::recv(b, (me + 3) % 4)}))
+      k.wait();
+    expect(b, (me + 3) % 4, 3, "world ring");
+    w.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// Without eager buffering a send completes only once its receive is posted: if
+// both ranks wait on their send before posting the receive, that is a deadlock,
+// reported by the deadline with what each side waits for.
+TEST(P2P, BothWaitingOnSendBeforeReceiveTimesOutClearly) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    Tensor x = make(true, {64}, g), y = make(true, {64}, g);
+    set_timeout(0.3);
+    try {
+      isend(g, x, peer, 4).wait();
+    } catch (const TimeoutError& e) {
+      std::string msg = e.what();
+      SF_CHECK(msg.find(fmt::format("in isend tag 4 sequence 1: group 'world', rank {} waiting for "
+                                    "rank {}: send of 256 bytes: rank {} has posted no matching "
+                                    "receive", me, peer, peer)) != std::string::npos,
+               "message: {}", msg);
+      set_timeout(30);
+      g.signals().signal(peer, 20);  // both timed out before either posts its receive
+      g.signals().wait_next(peer, 20, "both timed out");
+      irecv(g, y, peer, 4).wait();  // the program can still finish the exchange
+      g.barrier();
+      return 0;
+    }
+    return 1;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+// Every rank sends to every rank (itself included), several tags, mixed kinds.
+TEST(P2P, AllPairsAtFourRanks) {
+  auto r = run_job(4, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), n = g.size();
+    std::vector<Tensor> xs, ys;
+    for (int p = 0; p < n; ++p)
+      for (int t = 0; t < 2; ++t) {
+        xs.push_back(make((p + t) % 2, {3000 + 1000 * t}, g));
+        ys.push_back(make(t == 1, {3000 + 1000 * t}, g));
+      }
+    std::vector<P2POp> ops;
+    for (int p = 0; p < n; ++p)
+      for (int t = 0; t < 2; ++t) {
+        fill(xs[size_t(2 * p + t)], me, 10 * p + t);
+        ops.push_back(P2POp::send(xs[size_t(2 * p + t)], p, t));
+        ops.push_back(P2POp::recv(ys[size_t(2 * p + t)], p, t));
+      }
+    auto w = batch_isend_irecv(g, ops);
+    for (auto& k : w) k.wait();
+    for (int p = 0; p < n; ++p)
+      for (int t = 0; t < 2; ++t) expect(ys[size_t(2 * p + t)], p, 10 * me + t, "all pairs");
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, SizeMismatchIsAnErrorOnBothSides) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    Tensor x = make(false, {1024}, g), y = make(true, {512}, g);
+    std::string msg;
+    try {
+      if (me == 0) isend(g, x, peer, 6).wait();
+      else irecv(g, y, peer, 6).wait();
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    std::printf("%s\n", msg.c_str());
+    if (me == 0)
+      SF_CHECK(msg.find("isend size mismatch in group 'world': rank 0 sends 4096 bytes (f32[1024]) "
+                        "to rank 1 with tag 6 (sequence 1), but rank 1 receives 2048 bytes") !=
+                   std::string::npos, "message: {}", msg);
+    else
+      SF_CHECK(msg.find("irecv size mismatch in group 'world': rank 1 receives 2048 bytes (f32[512]) "
+                        "from rank 0 with tag 6 (sequence 1), but rank 0 sends 4096 bytes") !=
+                   std::string::npos, "message: {}", msg);
+    // The pair still works afterwards.
+    Tensor a = make(false, {512}, g), b = make(false, {512}, g);
+    fill(a, me);
+    for (auto& w : batch_isend_irecv(g, {P2POp::send(a, peer, 6), P2POp::recv(b, peer, 6)})) w.wait();
+    expect(b, peer, 0, "after mismatch");
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, ReceiveWithoutSenderTimesOut) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    Tensor y = make(false, {64}, g);
+    if (g.rank() == 1) {
+      set_timeout(0.3);
+      auto t0 = Clock::now();
+      try {
+        irecv(g, y, 0, 9).wait();
+      } catch (const TimeoutError& e) {
+        double s = since(t0);
+        std::string msg = e.what();
+        std::printf("%s\n", e.what());
+        SF_CHECK(s >= 0.3 && s < 2, "timed out after {} s", s);
+        SF_CHECK(msg.find("timeout after 0.3 s in irecv tag 9 sequence 1: group 'world', rank 1 "
+                          "waiting for rank 0: receive of 256 bytes posted") != std::string::npos,
+                 "message: {}", msg);
+        set_timeout(30);
+        g.barrier("end");
+        return 0;
+      }
+      return 1;
+    }
+    g.barrier("end");
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+  EXPECT_NE(r.out.find("timeout after 0.3 s in irecv"), std::string::npos) << r.out;
+}
+
+// A peer is SIGKILLed while rank 0 waits for its message and rank 1 waits for
+// it to post a receive: both fail with PeerFailure within 5 s.
+TEST(P2P, KilledPeerIsAPeerFailure) {
+  auto r = run_job(3, [] {
+    init();
+    auto& g = world();
+    Tensor buf = make(false, {1 << 16}, g);
+    g.barrier("start");
+    if (g.rank() == 2) {
+      usleep(300000);
+      raise(SIGKILL);
+    }
+    auto t0 = Clock::now();
+    try {
+      if (g.rank() == 0) irecv(g, buf, 2, 1).wait();
+      else isend(g, buf, 2, 1).wait();
+    } catch (const PeerFailure& e) {
+      double s = since(t0);
+      std::printf("after %.2f s: %s\n", s, e.what());
+      SF_CHECK(s < 5, "PeerFailure took {} s", s);
+      return 3;
+    }
+    return 0;
+  }, [](runtime::LaunchOptions& o) { o.env.push_back({"SYMMFLOW_TIMEOUT", "60"}); });
+  EXPECT_EQ(r.rc, 128 + SIGKILL) << r.out << r.err;
+  EXPECT_EQ(r.report.first_failed_rank, 2);
+  EXPECT_LT(r.seconds, 5);
+  for (int k = 0; k < 2; ++k) EXPECT_EQ(r.report.status[size_t(k)], 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("peer failure in irecv tag 1 sequence 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("peer failure in isend tag 1 sequence 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("killed by signal 9"), std::string::npos) << r.out;
+  runtime::testing::expect_clean(r);
+  std::printf("%s", r.out.c_str());
+}
+
+TEST(P2P, TenThousandPingPongsKeepHeapAndRssFlat) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    Tensor s = make(true, {256}, g), rr = make(true, {256}, g);
+    Tensor s2 = make(false, {256}, g), r2 = make(false, {256}, g);
+    const size_t heap0 = g.heap().bytes_in_use();
+    long rss0 = 0, rss_mid = 0;
+    for (int i = 0; i < 10000; ++i) {
+      if (i == 2000) rss0 = rss_kib();
+      if (i == 6000) rss_mid = rss_kib();
+      bool staged = i % 4 == 3;
+      Tensor& out = staged ? s2 : s;
+      Tensor& in = staged ? r2 : rr;
+      if (me == 0) {
+        static_cast<float*>(out.data_ptr())[0] = float(i);
+        isend(g, out, peer, i % 7).wait();
+        irecv(g, in, peer, i % 7).wait();
+      } else {
+        irecv(g, in, peer, i % 7).wait();
+        static_cast<float*>(out.data_ptr())[0] = static_cast<float*>(in.data_ptr())[0] + 1;
+        isend(g, out, peer, i % 7).wait();
+      }
+      if (me == 0) {
+        float v = static_cast<float*>(in.data_ptr())[0];
+        SF_CHECK(v == float(i + 1), "ping-pong {}: got {}", i, v);
+      }
+    }
+    long rss1 = rss_kib();
+    std::printf("rank %d: heap %zu -> %zu bytes, RSS %ld -> %ld -> %ld KiB\n", me, heap0,
+                g.heap().bytes_in_use(), rss0, rss_mid, rss1);
+    SF_CHECK(g.heap().bytes_in_use() == heap0, "heap grew");
+    // 8000 round trips: a leak of 8 B per round trip would show as 64 KiB.
+    SF_CHECK(rss1 - rss0 < 64, "RSS (anon + shmem) grew: {} -> {} -> {} KiB", rss0, rss_mid, rss1);
+    g.barrier();
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+  std::printf("%s", r.out.c_str());
+}
+
+// Ping-pong latency (1 KiB) and bandwidth (4 MiB), symmetric buffers, 2 pinned ranks.
+TEST(P2P, PingPongLatencyAndBandwidth) {
+  auto r = run_job(2, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), peer = 1 - me;
+    auto measure = [&](int64_t floats, int iters, bool sym = true) {
+      Tensor s = make(sym, {floats}, g), rr = make(sym, {floats}, g);
+      fill(s, me);
+      std::vector<double> one_way;
+      for (int t = 0; t < 8; ++t) {
+        g.barrier("trial");
+        auto t0 = Clock::now();
+        for (int i = 0; i < iters; ++i) {
+          if (me == 0) {
+            isend(g, s, peer).wait();
+            irecv(g, rr, peer).wait();
+          } else {
+            irecv(g, rr, peer).wait();
+            isend(g, s, peer).wait();
+          }
+        }
+        if (t > 0) one_way.push_back(since(t0) / iters / 2);
+      }
+      std::sort(one_way.begin(), one_way.end());
+      return std::make_tuple(one_way[one_way.size() / 2], one_way.front(), one_way.back());
+    };
+    auto [lat, lat_min, lat_max] = measure(256, 5000);
+    auto [bw_t, bw_min, bw_max] = measure(1 << 20, 50);
+    auto [st_t, st_min, st_max] = measure(1 << 20, 20, /*sym=*/false);
+    if (me == 0) {
+      std::printf("P2P ping-pong 1 KiB symmetric, 2 ranks pinned: one-way median %.2f us "
+                  "(min %.2f, max %.2f) over 7 trials x 5000 round trips\n",
+                  lat * 1e6, lat_min * 1e6, lat_max * 1e6);
+      std::printf("P2P ping-pong 4 MiB symmetric, 2 ranks pinned: one-way median %.1f us = "
+                  "%.2f GB/s (best %.2f, worst %.2f) over 7 trials x 50 round trips\n",
+                  bw_t * 1e6, 4194304 / bw_t / 1e9, 4194304 / bw_min / 1e9, 4194304 / bw_max / 1e9);
+      std::printf("P2P ping-pong 4 MiB regular (staged mailbox), 2 ranks pinned: one-way median "
+                  "%.1f us = %.2f GB/s (best %.2f, worst %.2f) over 7 trials x 20 round trips\n",
+                  st_t * 1e6, 4194304 / st_t / 1e9, 4194304 / st_min / 1e9, 4194304 / st_max / 1e9);
+    }
+    return 0;
+  }, [](runtime::LaunchOptions& o) { o.pin = true; });
+  SF_EXPECT_JOB_OK(r);
+  std::printf("%s", r.out.c_str());
+}
+
+}  // namespace
+}  // namespace symmflow::dist
