@@ -26,6 +26,7 @@
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/shm/group_segment.h"
 #include "symmflow/runtime/p2p/channel.h"
+#include "symmflow/runtime/progress.h"
 #include "symmflow/runtime/shm/wait.h"
 
 namespace symmflow::dist {
@@ -142,8 +143,10 @@ void strided_copy(const Geometry& g, size_t first, size_t count, char* buf, bool
 
 class P2PEngine;
 
-class WorkImpl {
+class P2PWork final : public WorkImpl {
  public:
+  bool test() override;
+  void block() override;
   enum class State { queued, reading, staged, net, done };
   P2POp::Kind kind;
   std::weak_ptr<P2PEngine> engine;
@@ -159,7 +162,6 @@ class WorkImpl {
   NetLink::Request req = -1;  // peer on another node
   std::vector<char> stage;    // its packed copy, when the tensor is strided
   bool done = false;
-  std::exception_ptr error;
 
   const char* op() const { return kind == P2POp::Kind::send ? "isend" : "irecv"; }
 };
@@ -177,13 +179,13 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     }
   }
 
-  std::shared_ptr<WorkImpl> make(P2POp::Kind kind, const Tensor& t, int peer, int tag) {
+  std::shared_ptr<P2PWork> make(P2POp::Kind kind, const Tensor& t, int peer, int tag) {
     SF_CHECK(t.defined() && !t.is_meta(), "{}: expected a tensor with data, got {}",
              kind == P2POp::Kind::send ? "isend" : "irecv",
              t.defined() ? t.type_string() : std::string("an undefined tensor"));
     SF_CHECK(peer >= 0 && peer < g_.size(), "{}: group '{}' has ranks 0..{}, found peer {}",
              kind == P2POp::Kind::send ? "isend" : "irecv", g_.name(), g_.size() - 1, peer);
-    auto w = std::make_shared<WorkImpl>();
+    auto w = std::make_shared<P2PWork>();
     w->kind = kind;
     w->engine = weak_from_this();
     w->peer = peer;
@@ -195,7 +197,23 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     return w;
   }
 
-  void post_recv(const std::shared_ptr<WorkImpl>& w) {
+  // Sum of every counter whose change can let a pending op progress: heads of
+  // incoming rings, tails of outgoing rings, drained mailboxes. Only grows.
+  uint64_t activity() const {
+    uint64_t s = 0;
+    for (int p : local_) {
+      s += pair(p, me_).head.load(std::memory_order_acquire);
+      const P2PPairBlock& out = pair(me_, p);
+      s += out.tail.load(std::memory_order_acquire) + out.drained.load(std::memory_order_acquire);
+    }
+    return s;
+  }
+
+  // Operations posted and not complete (the progress rule of progress.h).
+  bool pending() const { return inflight_ != 0; }
+
+  void post_recv(const std::shared_ptr<P2PWork>& w) {
+    ++inflight_;
     Peer& pp = peers_[size_t(w->peer)];
     w->seq = ++pp.recv_seq[w->tag];
     if (!g_.is_shm_reachable(w->peer)) return post_net(w);
@@ -211,7 +229,8 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     push(w->peer, e);
   }
 
-  void post_send(const std::shared_ptr<WorkImpl>& w) {
+  void post_send(const std::shared_ptr<P2PWork>& w) {
+    ++inflight_;
     Peer& pp = peers_[size_t(w->peer)];
     w->seq = ++pp.send_seq[w->tag];
     if (!g_.is_shm_reachable(w->peer)) return post_net(w);
@@ -236,7 +255,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     }
   }
 
-  void wait(WorkImpl& w) {
+  void wait(P2PWork& w) {
     if (w.done) return;
     const double timeout_s = runtime::wait_timeout_s();
     const auto start = Clock::now();
@@ -289,20 +308,20 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     int64_t off;  // receive buffer's heap offset, -1: not symmetric + contiguous
   };
   struct TagQueue {
-    std::deque<std::shared_ptr<WorkImpl>> sends;  // sends waiting for a receive post
+    std::deque<std::shared_ptr<P2PWork>> sends;  // sends waiting for a receive post
     std::deque<Desc> posts;                       // receive posts waiting for a send
   };
   struct Peer {
     // me as the receiver from this peer
     uint64_t posts = 0;
     std::unordered_map<int, uint64_t> recv_seq;
-    std::unordered_map<uint64_t, std::shared_ptr<WorkImpl>> recvs;  // by post, not complete
+    std::unordered_map<uint64_t, std::shared_ptr<P2PWork>> recvs;  // by post, not complete
     uint64_t drained = 0;  // mailbox chunks (peer -> me) copied out
     // me as the sender to this peer
     std::unordered_map<int, uint64_t> send_seq;
     std::unordered_map<int, TagQueue> unmatched;
-    std::unordered_map<uint64_t, std::shared_ptr<WorkImpl>> reading;  // by post
-    std::deque<std::pair<std::shared_ptr<WorkImpl>, Desc>> staged;    // mailbox order
+    std::unordered_map<uint64_t, std::shared_ptr<P2PWork>> reading;  // by post
+    std::deque<std::pair<std::shared_ptr<P2PWork>, Desc>> staged;    // mailbox order
     size_t staged_off = 0;  // bytes of staged.front() already in the mailbox
     uint64_t chunks = 0;    // mailbox chunks (me -> peer) filled
     // control ring me -> peer (head) and peer -> me (tail)
@@ -318,7 +337,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   // A peer on another node: the message goes over the group's NetLink as is
   // (contiguous) or through a packed copy (counted), matched by MPI per tag.
-  void post_net(const std::shared_ptr<WorkImpl>& w) {
+  void post_net(const std::shared_ptr<P2PWork>& w) {
     NetLink& net = *g_.net();
     const bool direct = w->geo.contiguous() || w->nbytes == 0;
     char* buf = direct ? w->geo.base : nullptr;
@@ -333,7 +352,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     w->req = w->kind == P2POp::Kind::send
                  ? net.isend(buf, w->nbytes, w->peer, w->tag, NetLink::Lane::p2p)
                  : net.irecv(buf, w->nbytes, w->peer, w->tag, NetLink::Lane::p2p);
-    w->state = WorkImpl::State::net;
+    w->state = P2PWork::State::net;
     net_pending_.push_back(w);
   }
 
@@ -378,17 +397,6 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     return int64_t(r->heap_offset() + size_t(t.storage_offset()) * t.itemsize());
   }
 
-  // Sum of every counter whose change can let a pending op progress: heads of
-  // incoming rings, tails of outgoing rings, drained mailboxes. Only grows.
-  uint64_t activity() const {
-    uint64_t s = 0;
-    for (int p : local_) {
-      s += pair(p, me_).head.load(std::memory_order_acquire);
-      const P2PPairBlock& out = pair(me_, p);
-      s += out.tail.load(std::memory_order_acquire) + out.drained.load(std::memory_order_acquire);
-    }
-    return s;
-  }
 
   bool try_push(int p, const P2PEvent& e) {
     Peer& pp = peers_[size_t(p)];
@@ -437,7 +445,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     runtime::notify(wake(p));
   }
 
-  std::shared_ptr<WorkImpl> take(std::unordered_map<uint64_t, std::shared_ptr<WorkImpl>>& m,
+  std::shared_ptr<P2PWork> take(std::unordered_map<uint64_t, std::shared_ptr<P2PWork>>& m,
                                  int p, const P2PEvent& e) {
     auto it = m.find(e.post);
     if (it == m.end())
@@ -482,13 +490,13 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
       case kChunk: {
         auto it = pp.recvs.find(e.post);
         if (it == pp.recvs.end()) take(pp.recvs, p, e);  // throws
-        WorkImpl& w = *it->second;
+        P2PWork& w = *it->second;
         strided_copy(w.geo, e.a / w.geo.item, e.b / w.geo.item,
                      pair(p, me_).mailbox[e.c], /*gather=*/false);
         pair(p, me_).drained.store(++pp.drained, std::memory_order_release);
         runtime::notify(wake(p));
         w.bytes_done += e.b;
-        w.state = WorkImpl::State::staged;
+        w.state = P2PWork::State::staged;
         if (w.bytes_done == w.nbytes) {
           count_staged_copy(w.nbytes);  // the copy out of the mailbox
           complete(*take(pp.recvs, p, e));
@@ -513,7 +521,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   }
 
   // A send meets its receive post: choose the protocol.
-  void match(const std::shared_ptr<WorkImpl>& w, const Desc& d) {
+  void match(const std::shared_ptr<P2PWork>& w, const Desc& d) {
     const int p = w->peer;
     Peer& pp = peers_[size_t(p)];
     w->post = d.post;
@@ -544,11 +552,11 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
       // The receiver reads straight from my symmetric buffer.
       e.type = kSendReady;
       e.a = uint64_t(w->sym_off);
-      w->state = WorkImpl::State::reading;
+      w->state = P2PWork::State::reading;
       pp.reading.emplace(d.post, w);
       push(p, e);
     } else {
-      w->state = WorkImpl::State::staged;
+      w->state = P2PWork::State::staged;
       pp.staged.emplace_back(w, d);
     }
   }
@@ -585,21 +593,22 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     }
   }
 
-  void complete(WorkImpl& w) {
+  void complete(P2PWork& w) {
+    if (!w.done) --inflight_;
     w.done = true;
-    w.state = WorkImpl::State::done;
+    w.state = P2PWork::State::done;
     w.tensor = Tensor();  // the caller keeps its own handle
     w.geo = Geometry();
   }
-  void error(WorkImpl& w, std::string msg) {
+  void error(P2PWork& w, std::string msg) {
     w.error = std::make_exception_ptr(Error(msg));
     complete(w);
   }
 
-  std::string describe(const WorkImpl& w) const {
+  std::string describe(const P2PWork& w) const {
     const int p = w.peer;
     std::string s;
-    if (w.state == WorkImpl::State::net) {
+    if (w.state == P2PWork::State::net) {
       s = fmt::format("{} of {} bytes over {} to/from rank {} (another node) has not completed",
                       w.kind == P2POp::Kind::send ? "send" : "receive", w.nbytes,
                       g_.net()->describe(), p);
@@ -611,10 +620,10 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
         s = fmt::format("staged receive: {} of {} bytes arrived", w.bytes_done, w.nbytes);
     } else {
       switch (w.state) {
-        case WorkImpl::State::queued:
+        case P2PWork::State::queued:
           s = fmt::format("send of {} bytes: rank {} has posted no matching receive", w.nbytes, p);
           break;
-        case WorkImpl::State::reading:
+        case P2PWork::State::reading:
           s = fmt::format("send of {} bytes: waiting for rank {} to read it from the symmetric "
                           "buffer", w.nbytes, p);
           break;
@@ -630,7 +639,8 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   runtime::GroupSegment& seg_;
   int me_, lme_;
   std::vector<int> local_;  // group ranks on my node (shared memory), me included
-  std::vector<std::shared_ptr<WorkImpl>> net_pending_;  // on the NetLink
+  std::vector<std::shared_ptr<P2PWork>> net_pending_;  // on the NetLink
+  size_t inflight_ = 0;  // posted, not complete
   std::vector<Peer> peers_;
 };
 
@@ -638,7 +648,17 @@ namespace {
 
 P2PEngine& engine_of(ProcessGroup& g) { return g.extension<P2PEngine>(); }
 
-std::shared_ptr<P2PEngine> lock(const WorkImpl& w) {
+}  // namespace
+
+namespace detail {
+void p2p_progress(ProcessGroup& g) { engine_of(g).progress(); }
+bool p2p_pending(ProcessGroup& g) { return engine_of(g).pending(); }
+uint64_t p2p_activity(ProcessGroup& g) { return engine_of(g).activity(); }
+}  // namespace detail
+
+namespace {
+
+std::shared_ptr<P2PEngine> lock(const P2PWork& w) {
   auto e = w.engine.lock();
   SF_CHECK(e != nullptr, "{} to/from rank {} (tag {}): its process group was destroyed before "
            "the operation completed", w.op(), w.peer, w.tag);
@@ -647,27 +667,13 @@ std::shared_ptr<P2PEngine> lock(const WorkImpl& w) {
 
 }  // namespace
 
-Work Work::deferred(std::function<void()> on_wait) {
-  Work w;
-  w.deferred_ = std::make_shared<std::function<void()>>(std::move(on_wait));
-  return w;
+bool P2PWork::test() {
+  if (!done) lock(*this)->progress();
+  return done;
 }
 
-void Work::wait() {
-  if (deferred_) {
-    if (*deferred_) std::exchange(*deferred_, nullptr)();
-    return;
-  }
-  if (!impl_) return;
-  if (!impl_->done) lock(*impl_)->wait(*impl_);
-  if (impl_->error) std::rethrow_exception(impl_->error);
-}
-
-bool Work::is_completed() {
-  SF_CHECK(!deferred_, "Work::is_completed() on a traced P2P op: a traced program can only wait()");
-  if (!impl_) return true;
-  if (!impl_->done) lock(*impl_)->progress();
-  return impl_->done;
+void P2PWork::block() {
+  if (!done) lock(*this)->wait(*this);
 }
 
 Work isend(ProcessGroup& g, const Tensor& t, int dst, int tag) {
@@ -688,7 +694,7 @@ Work irecv(ProcessGroup& g, const Tensor& t, int src, int tag) {
 
 std::vector<Work> batch_isend_irecv(ProcessGroup& g, const std::vector<P2POp>& ops) {
   auto& e = engine_of(g);
-  std::vector<std::shared_ptr<WorkImpl>> impls(ops.size());
+  std::vector<std::shared_ptr<P2PWork>> impls(ops.size());
   for (size_t i = 0; i < ops.size(); ++i)  // validate everything before posting anything
     impls[i] = e.make(ops[i].kind, ops[i].tensor, ops[i].peer, ops[i].tag);
   for (size_t i = 0; i < ops.size(); ++i)

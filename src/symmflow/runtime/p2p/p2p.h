@@ -20,35 +20,13 @@
 //   auto w = dist::batch_isend_irecv(g, {dist::P2POp::send(x, next), dist::P2POp::recv(y, prev)});
 //   for (auto& x : w) x.wait();
 #pragma once
-#include <functional>
-#include <memory>
 #include <vector>
 
 #include "symmflow/core/tensor.h"
 #include "symmflow/runtime/process_group.h"
+#include "symmflow/runtime/work.h"
 
 namespace symmflow::dist {
-
-class WorkImpl;  // defined by the implementation
-
-class Work {
- public:
-  Work() = default;  // an already-completed work
-  explicit Work(std::shared_ptr<WorkImpl> impl) : impl_(std::move(impl)) {}
-  // Blocks until done (driving progress); throws TimeoutError / PeerFailure with
-  // the op, group, ranks, tag and sequence number.
-  void wait();
-  // Non-blocking: makes progress once, then says whether it is done.
-  bool is_completed();
-  // A work whose wait() runs `on_wait` (once): the tracer hands these out, so that
-  // waiting on a traced P2P op records its c10d::wait_tensor. is_completed() on
-  // it is an Error (a traced program has no run-time state to poll).
-  static Work deferred(std::function<void()> on_wait);
-
- private:
-  std::shared_ptr<WorkImpl> impl_;
-  std::shared_ptr<std::function<void()>> deferred_;
-};
 
 struct P2POp {
   enum class Kind { send, recv };
