@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "symmflow/core/params.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/reduce.h"
 #include "symmflow/kernels/views.h"
@@ -17,9 +18,7 @@ namespace {
 void init_blas_threads() {
   static std::once_flag once;
   std::call_once(once, [] {
-    int n = 1;
-    if (const char* s = std::getenv("SYMMFLOW_BLAS_THREADS")) n = std::max(1, std::atoi(s));
-    openblas_set_num_threads(n);
+    openblas_set_num_threads(int(params::integer("SYMMFLOW_BLAS_THREADS")));  // default 1
   });
 }
 

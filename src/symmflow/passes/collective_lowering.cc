@@ -7,16 +7,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "symmflow/core/params.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/runtime/collectives/collectives.h"
 
 namespace symmflow::passes {
 
-std::string tune_file_path() {
-  if (const char* p = std::getenv("SYMMFLOW_TUNE_FILE")) return p;
-  const char* home = std::getenv("HOME");
-  return fmt::format("{}/.cache/symmflow/tune.json", home ? home : ".");
-}
+// SYMMFLOW_TUNE_FILE, default $HOME/.cache/symmflow/tune.json (./.cache/... without HOME).
+std::string tune_file_path() { return params::text("SYMMFLOW_TUNE_FILE"); }
 
 std::optional<size_t> tuned_one_shot_max_bytes(int world, const std::string& path) {
   if (!std::filesystem::exists(path)) return std::nullopt;

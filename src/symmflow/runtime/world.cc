@@ -9,6 +9,8 @@
 #include <mutex>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/log.h"
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/net/mpi_backend.h"
 #include "symmflow/runtime/shm/shm_backend.h"
 #include "symmflow/runtime/shm/wait.h"
@@ -42,65 +44,84 @@ int usable_cpus() { return int(sysconf(_SC_NPROCESSORS_ONLN)); }
 // SYMMFLOW_BACKEND=shm|mpi, else mpi when an MPI launcher started us (and not
 // `symmflow launch`, which sets SYMMFLOW_RENDEZVOUS), else shm.
 std::string choose_backend() {
-  if (const char* b = std::getenv("SYMMFLOW_BACKEND"); b && *b) {
-    std::string s = b;
-    SF_CHECK(s == "shm" || s == "mpi", "SYMMFLOW_BACKEND: expected shm or mpi, found \"{}\"", s);
-    return s;
-  }
-  if (launched_by_mpi() && !std::getenv("SYMMFLOW_RENDEZVOUS")) return "mpi";
+  if (params::is_set("SYMMFLOW_BACKEND")) return params::word("SYMMFLOW_BACKEND");
+  if (launched_by_mpi() && !params::is_set("SYMMFLOW_RENDEZVOUS")) return "mpi";
   return "shm";
+}
+
+std::string format_size(size_t b) {
+  for (auto [shift, unit] : {std::pair{30, "GiB"}, std::pair{20, "MiB"}, std::pair{10, "KiB"}})
+    if (b >= (size_t(1) << shift) && b % (size_t(1) << shift) == 0)
+      return fmt::format("{} {}", b >> shift, unit);
+  return fmt::format("{} bytes", b);
+}
+
+// "0-3" or "0,2,5".
+std::string rank_list(const std::vector<int>& ranks) {
+  bool consecutive = true;
+  for (size_t i = 1; i < ranks.size(); ++i) consecutive &= ranks[i] == ranks[i - 1] + 1;
+  if (consecutive && ranks.size() > 1) return fmt::format("{}-{}", ranks.front(), ranks.back());
+  std::string s;
+  for (size_t i = 0; i < ranks.size(); ++i) s += (i ? "," : "") + std::to_string(ranks[i]);
+  return s;
+}
+
+// SYMMFLOW_DEBUG=INFO: what this rank runs on (NCCL_DEBUG=INFO's init lines).
+void log_init(const WorldState& w, ProcessGroup& world, std::string_view chosen_by) {
+  logging::set_rank(world.rank());
+  if (!logging::info_enabled()) return;
+  const Backend& b = *w.backend;
+  int local = 0, local_size = 0;
+  for (int r : world.node_ranks(world.node())) {
+    if (r == world.rank()) local = local_size;
+    ++local_size;
+  }
+  logging::info("backend {} ({}): world size {}, rank {}, node {} of {}, local rank {} of {}, "
+                "job {}", b.name(), chosen_by, world.size(), world.rank(), world.node(),
+                world.num_nodes(), local, local_size, b.job_id());
+  std::string nodes;
+  for (int n = 0; n < world.num_nodes(); ++n)
+    nodes += fmt::format("{}node {}: ranks {}", n ? "; " : "", n, rank_list(world.node_ranks(n)));
+  logging::info("topology: {} node{}, {} rank{} per node on this one; {}", world.num_nodes(),
+                world.num_nodes() == 1 ? "" : "s", local_size, local_size == 1 ? "" : "s", nodes);
+  logging::info("symmetric heap: {} per rank and group{}; wait timeout {} s; oversubscribed {}",
+                format_size(w.heap_bytes), w.check_heap ? " (checked)" : "",
+                runtime::wait_timeout_s(), runtime::oversubscribed() ? "yes" : "no");
 }
 
 }  // namespace
 
 size_t parse_bytes(const std::string& text, const char* what) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-  size_t mult = 1;
-  if (end && *end) {
-    switch (*end) {
-      case 'k': case 'K': mult = size_t(1) << 10; break;
-      case 'm': case 'M': mult = size_t(1) << 20; break;
-      case 'g': case 'G': mult = size_t(1) << 30; break;
-      default: mult = 0;
-    }
-    if (mult && end[1] != '\0' && !(end[1] == 'B' && end[2] == '\0') &&
-        !(end[1] == 'i' && end[2] == 'B' && end[3] == '\0'))
-      mult = 0;
-  }
-  SF_CHECK(errno == 0 && end != text.c_str() && mult != 0 && v > 0,
-           "{}: expected a positive size like 4096, 64M or 1G, found \"{}\"", what, text);
-  return size_t(v) * mult;
+  return params::parse_bytes(text, what);
 }
 
 void init(const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_world) return;
+  // Each attach sees the environment of this moment (a test may setenv before
+  // it), and every SYMMFLOW_* value set is checked here, before anything else.
+  params::reload();
+  logging::reload();
+  params::validate_all();
   auto w = std::make_unique<WorldState>();
-  if (options.heap_bytes) {
-    w->heap_bytes = *options.heap_bytes;
-  } else if (const char* s = std::getenv("SYMMFLOW_SYMM_HEAP_BYTES"); s && *s) {
-    w->heap_bytes = parse_bytes(s, "SYMMFLOW_SYMM_HEAP_BYTES");
-  } else {
-    w->heap_bytes = size_t(1) << 30;  // tmpfs commits only the pages that are touched
-  }
-  if (options.check_heap) {
-    w->check_heap = *options.check_heap;
-  } else if (const char* s = std::getenv("SYMMFLOW_CHECK_HEAP")) {
-    w->check_heap = std::string(s) == "1";
-  }
-  if (choose_backend() == "mpi") {
+  // Default 1 GiB: tmpfs commits only the pages that are touched.
+  w->heap_bytes = options.heap_bytes ? *options.heap_bytes : params::bytes("SYMMFLOW_SYMM_HEAP_BYTES");
+  w->check_heap = options.check_heap ? *options.check_heap : params::flag("SYMMFLOW_CHECK_HEAP");
+  const std::string backend = choose_backend();
+  const char* chosen_by = params::is_set("SYMMFLOW_BACKEND") ? "SYMMFLOW_BACKEND"
+                          : backend == "mpi"                 ? "started by an MPI launcher"
+                                                             : "default";
+  if (backend == "mpi") {
     w->backend = make_mpi_backend();
     // Ranks on this host (simulated nodes share it): OpenMPI says how many.
     int local = 0;
     for (int r = 0; r < w->backend->size(); ++r)
       local += w->backend->node_of(r) == w->backend->node_of(w->backend->rank());
-    if (const char* v = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); v && std::atoi(v) > 0)
-      local = std::atoi(v);
+    if (auto v = params::system_env("OMPI_COMM_WORLD_LOCAL_SIZE"); v && std::atoi(v->c_str()) > 0)
+      local = std::atoi(v->c_str());
     runtime::set_oversubscribed(local > usable_cpus());
   } else {
-    SF_CHECK(!std::getenv("SYMMFLOW_RANKS_PER_NODE"), "SYMMFLOW_RANKS_PER_NODE simulates nodes "
+    SF_CHECK(!params::is_set("SYMMFLOW_RANKS_PER_NODE"), "SYMMFLOW_RANKS_PER_NODE simulates nodes "
              "of the mpi backend; the shm backend runs one node (start the ranks with mpirun, or "
              "unset it)");
     LaunchEnv env = read_launch_env();
@@ -109,15 +130,13 @@ void init(const InitOptions& options) {
   }
   // Ranks started on one machine by separate launchers (network namespaces
   // as hosts) cannot see each other: SYMMFLOW_OVERSUBSCRIBED=1|0 says it.
-  if (const char* o = std::getenv("SYMMFLOW_OVERSUBSCRIBED"); o && *o) {
-    SF_CHECK(std::string(o) == "0" || std::string(o) == "1",
-             "SYMMFLOW_OVERSUBSCRIBED: expected 0 or 1, found \"{}\"", o);
-    runtime::set_oversubscribed(std::string(o) == "1");
-  }
+  if (params::is_set("SYMMFLOW_OVERSUBSCRIBED"))
+    runtime::set_oversubscribed(params::flag("SYMMFLOW_OVERSUBSCRIBED"));
   std::vector<int> all(size_t(w->backend->size()));
   for (int r = 0; r < w->backend->size(); ++r) all[size_t(r)] = r;
   auto world = ProcessGroup::create(*w->backend, "world", all, w->heap_bytes, w->check_heap);
   w->by_name["world"] = world.get();
+  log_init(*w, *world, chosen_by);
   w->groups.push_back(std::move(world));
   g_world = w.release();
   static bool registered = false;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 
 #if SYMMFLOW_HAVE_MPI
 #include <mpi.h>
@@ -30,7 +31,7 @@ namespace symmflow::dist {
 
 bool launched_by_mpi() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (const char* s = std::getenv(v); s && *s) return true;
+    if (auto s = params::system_env(v); s && !s->empty()) return true;
   return false;
 }
 
@@ -61,13 +62,8 @@ void check_mpi(int rc, const char* call, int rank) {
 }
 
 int env_ranks_per_node() {
-  const char* v = std::getenv("SYMMFLOW_RANKS_PER_NODE");
-  if (!v || !*v) return 0;
-  char* end = nullptr;
-  long k = std::strtol(v, &end, 10);
-  SF_CHECK(end && *end == '\0' && k >= 1 && k <= runtime::kMaxRanks,
-           "SYMMFLOW_RANKS_PER_NODE: expected a positive number of ranks, found \"{}\"", v);
-  return int(k);
+  // Declared as an integer in [1, kMaxRanks] (core/params.cc).
+  return params::is_set("SYMMFLOW_RANKS_PER_NODE") ? int(params::integer("SYMMFLOW_RANKS_PER_NODE")) : 0;
 }
 
 class MpiBackend final : public Backend {

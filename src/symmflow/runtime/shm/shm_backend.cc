@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/net/net_link.h"
 
 namespace symmflow::dist {
@@ -21,19 +22,22 @@ const char* kHowToLaunch =
     "ranks are started by `symmflow launch --nproc N -- PROGRAM` (or runtime::launch_fn in tests), "
     "or by mpirun (the mpi backend, docs/multi-node.md)";
 
+static_assert(params::kMaxRanks == runtime::kMaxRanks, "params.cc declares the rank range");
+
 std::string env_string(const char* name) {
-  const char* v = std::getenv(name);
-  SF_CHECK(v && *v, "dist::init: environment variable {} is not set; {}", name, kHowToLaunch);
-  return v;
+  SF_CHECK(params::is_set(name), "dist::init: environment variable {} is not set; {}", name,
+           kHowToLaunch);
+  return params::text(name);
 }
 
+// The registry checks the declared range [0 or 1, kMaxRanks]; this one the
+// range of this job (a rank below the world size).
 int env_int(const char* name, int lo, int hi) {
-  std::string s = env_string(name);
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(s.c_str(), &end, 10);
-  SF_CHECK(errno == 0 && end && *end == '\0' && v >= lo && v <= hi,
-           "dist::init: {} must be an integer in [{}, {}], found \"{}\"", name, lo, hi, s);
+  SF_CHECK(params::is_set(name), "dist::init: environment variable {} is not set; {}", name,
+           kHowToLaunch);
+  int64_t v = params::integer(name);
+  SF_CHECK(v >= lo && v <= hi, "dist::init: {} must be an integer in [{}, {}], found \"{}\"", name,
+           lo, hi, params::raw(name));
   return int(v);
 }
 
@@ -43,15 +47,14 @@ LaunchEnv read_launch_env() {
   LaunchEnv e;
   e.world_size = env_int("SYMMFLOW_WORLD_SIZE", 1, runtime::kMaxRanks);
   e.rank = env_int("SYMMFLOW_RANK", 0, e.world_size - 1);
-  e.local_world_size = std::getenv("SYMMFLOW_LOCAL_WORLD_SIZE")
+  e.local_world_size = params::is_set("SYMMFLOW_LOCAL_WORLD_SIZE")
                            ? env_int("SYMMFLOW_LOCAL_WORLD_SIZE", 1, runtime::kMaxRanks)
                            : e.world_size;
-  e.local_rank = std::getenv("SYMMFLOW_LOCAL_RANK")
+  e.local_rank = params::is_set("SYMMFLOW_LOCAL_RANK")
                      ? env_int("SYMMFLOW_LOCAL_RANK", 0, e.local_world_size - 1)
                      : e.rank;
   e.rendezvous = env_string("SYMMFLOW_RENDEZVOUS");
-  const char* tok = std::getenv("SYMMFLOW_JOB_TOKEN");
-  e.token = tok ? tok : "";
+  e.token = params::raw("SYMMFLOW_JOB_TOKEN");
   return e;
 }
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 
 namespace symmflow::runtime {
 
@@ -22,18 +23,8 @@ std::atomic<double> g_timeout_override{0.0};
 std::atomic<bool> g_oversubscribed{false};
 std::atomic<bool> g_comm_failed{false};
 
-double env_timeout() {
-  static const double t = [] {
-    const char* s = std::getenv("SYMMFLOW_TIMEOUT");
-    if (!s || !*s) return 300.0;
-    char* end = nullptr;
-    double v = std::strtod(s, &end);
-    SF_CHECK(end && *end == '\0' && v > 0, "SYMMFLOW_TIMEOUT: expected a positive number of "
-             "seconds, found \"{}\"", s);
-    return v;
-  }();
-  return t;
-}
+// Read at every slow wait (cached by params; dist::init() re-reads the environment).
+double env_timeout() { return params::seconds("SYMMFLOW_TIMEOUT"); }
 
 // How often a sleeping waiter re-checks abort flag, peers and deadline.
 constexpr auto kLivenessPeriod = std::chrono::milliseconds(50);
@@ -95,6 +86,7 @@ void note_comm_failure() { g_comm_failed.store(true); }
 bool comm_failed() { return g_comm_failed.load(); }
 
 void set_oversubscribed(bool yes) { g_oversubscribed.store(yes); }
+bool oversubscribed() { return g_oversubscribed.load(); }
 
 void notify_slow(WakeWord& w) {
   w.word.fetch_add(1, std::memory_order_seq_cst);
@@ -123,8 +115,7 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
   // Phase 2: yield. Lets a co-scheduled peer run without paying for a sleep.
   // SYMMFLOW_YIELD_US overrides its length (tuning experiments).
   static const long yield_us_env = [] {
-    const char* v = std::getenv("SYMMFLOW_YIELD_US");
-    return v ? std::atol(v) : -1L;
+    return params::is_set("SYMMFLOW_YIELD_US") ? long(params::integer("SYMMFLOW_YIELD_US")) : -1L;
   }();
   // Oversubscribed (more ranks than CPUs), yielding burns the timeslice that
   // the peer we wait for needs, and under a CPU hog CFS ranks yielders last:

@@ -93,6 +93,7 @@ bool comm_failed();
 
 // Tuning of the spin phase; the runtime lowers it when ranks outnumber cores.
 void set_oversubscribed(bool yes);
+bool oversubscribed();
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
