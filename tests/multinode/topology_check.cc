@@ -23,6 +23,7 @@
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/work_registry.h"
 #include "symmflow/runtime/copy_stats.h"
+#include "symmflow/runtime/process_group_internal.h"  // net(): a transport internal
 #include "symmflow/symmflow.h"
 
 namespace sf = symmflow;
@@ -183,7 +184,8 @@ int main(int argc, char** argv) {
   EXPECT(w.node_group().size() == std::min(rpn, W - me / rpn * rpn), "node group of {} ranks",
          w.node_group().size());
   EXPECT(w.node_group().rank() == me % rpn, "node group rank {}", w.node_group().rank());
-  EXPECT((w.net() != nullptr) == (nodes > 1), "net {}", (void*)w.net());
+  EXPECT((dist::detail::GroupAccess::net(w) != nullptr) == (nodes > 1), "net {}",
+         (void*)dist::detail::GroupAccess::net(w));
   if (nodes > 1) {
     bool refused = false;
     try {
@@ -200,7 +202,7 @@ int main(int argc, char** argv) {
   for (int p = 0; p < W; p += rpn) leaders.push_back(p);
   dist::ProcessGroup* a = dist::new_group(first_node, "topo-first-node");
   dist::ProcessGroup* b = dist::new_group(leaders, "topo-leaders");
-  if (a) EXPECT(!a->spans_nodes() && a->net() == nullptr, "first-node group spans nodes");
+  if (a) EXPECT(!a->spans_nodes() && dist::detail::GroupAccess::net(*a) == nullptr, "first-node group spans nodes");
   if (b) EXPECT(b->num_nodes() == nodes && b->node_group().size() == 1, "leaders group: {} nodes",
                 b->num_nodes());
   if (int rc = check_ops(me, W)) return rc;

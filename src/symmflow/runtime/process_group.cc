@@ -4,6 +4,7 @@
 #include <set>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/process_group_internal.h"
 
 namespace symmflow::dist {
 
@@ -63,7 +64,8 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Backend& backend, std::string
   g->local_of_ = std::move(local_of);
   g->seg_ = seg;
   g->net_ = std::move(net);
-  runtime::LivenessCheck* live = g.get();
+  g->liveness_ = std::make_unique<Liveness>(*g);
+  runtime::LivenessCheck* live = g->liveness_.get();
   g->heap_ = std::make_unique<SymmetricHeap>(seg, g->rank_, g->local_of_, g->name_, live, check_heap);
   if (!g->spans_nodes()) {
     g->signals_ = std::make_unique<SignalPad>(seg, g->rank_, g->name_, live);
@@ -84,7 +86,8 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Backend& backend, std::string
   n->local_of_ = n->nodes_[0];
   n->seg_ = seg;
   n->heap_ = g->heap_->node_view(n->name_);
-  runtime::LivenessCheck* nlive = n.get();
+  n->liveness_ = std::make_unique<Liveness>(*n);
+  runtime::LivenessCheck* nlive = n->liveness_.get();
   n->signals_ = std::make_unique<SignalPad>(seg, n->rank_, n->name_, nlive);
   g->node_ = std::move(n);
   return g;
@@ -120,8 +123,8 @@ void ProcessGroup::net_barrier(std::string_view what) {
     auto r = net_->irecv(&none, 0, from, kNetBarrierTag, NetLink::Lane::coll);
     auto s = net_->isend(&none, 0, to, kNetBarrierTag, NetLink::Lane::coll);
     site.peer = from;
-    net_wait(*net_, r, site, this);
-    net_wait(*net_, s, site, this);
+    net_wait(*net_, r, site, liveness_.get());
+    net_wait(*net_, s, site, liveness_.get());
   }
 }
 

@@ -3,16 +3,22 @@
 //
 //   auto& g = dist::world();
 //   auto buf = symm::empty({1024}, DType::f32, g);        // collective
-//   g.signals().put_with_signal(buf.storage()->peer_ptr(p), src, n, p, ch);
 //   g.barrier();
 //
 // Ranks inside a group are group ranks 0..size()-1; world_rank() maps them.
 //
 // Topology: a group may span nodes (mpi backend). Its members on this node
 // share a segment (heap + signal pad); node_group() is that set of ranks as a
-// group of its own (ranks = node-local indices, same heap), and net() carries
-// messages to the members on other nodes. Collectives and P2P pick shared
-// memory or the network per peer; a group inside one node never touches net().
+// group of its own (ranks = node-local indices, same heap). Collectives and P2P
+// pick shared memory or the network per peer.
+//
+// This header is part of the public include (symmflow/symmflow.h), so it names
+// no transport internals: the group segment, the network link, the liveness
+// check and the per-layer extensions are reached only through
+// detail::GroupAccess (runtime/process_group_internal.h), which runtime code
+// includes. signals() is the documented low-level API of docs/runtime.md
+// ("Signals"): it is declared here, but SignalPad is complete only with
+// runtime/runtime.h (or runtime/shm/signal_pad.h), the runtime-level include.
 #pragma once
 #include <memory>
 #include <typeindex>
@@ -22,21 +28,30 @@
 #include <vector>
 
 #include "symmflow/runtime/backend.h"
-#include "symmflow/runtime/shm/group_segment.h"
-#include "symmflow/runtime/net/net_link.h"
-#include "symmflow/runtime/shm/signal_pad.h"
 #include "symmflow/runtime/symmetric_heap.h"
+
+namespace symmflow::runtime {
+class GroupSegment;
+class LivenessCheck;
+struct WaitSite;
+}  // namespace symmflow::runtime
 
 namespace symmflow::dist {
 
-class ProcessGroup : private runtime::LivenessCheck {
+class NetLink;
+class SignalPad;
+namespace detail {
+struct GroupAccess;  // runtime/process_group_internal.h
+}  // namespace detail
+
+class ProcessGroup {
  public:
   // Collective over every world rank (members or not), in the same order on all.
   // Returns nullptr on ranks that are not in `world_ranks`.
   static std::unique_ptr<ProcessGroup> create(Backend& backend, std::string name,
                                               std::vector<int> world_ranks, size_t heap_capacity,
                                               bool check_heap);
-  ~ProcessGroup() override;
+  ~ProcessGroup();
 
   const std::string& name() const { return name_; }
   int rank() const { return rank_; }
@@ -45,8 +60,9 @@ class ProcessGroup : private runtime::LivenessCheck {
   const std::vector<int>& world_ranks() const { return world_ranks_; }
 
   SymmetricHeap& heap() { return *heap_; }
-  // The signal pad of a group inside one node. For a group that spans nodes it
-  // is an Error: signals reach only this node (node_group().signals()).
+  // The signal pad of a group inside one node (low-level API: include
+  // runtime/runtime.h to use it). For a group that spans nodes it is an Error:
+  // signals reach only this node (node_group().signals()).
   SignalPad& signals();
   Backend* backend() const { return backend_; }
 
@@ -64,35 +80,34 @@ class ProcessGroup : private runtime::LivenessCheck {
   // My node's members as a group (rank = local index, same heap). *this when
   // the group does not span nodes.
   ProcessGroup& node_group() { return node_ ? *node_ : *this; }
-  // The link to members on other nodes; nullptr when the group is on one node.
-  NetLink* net() const { return net_.get(); }
 
   // A barrier of the whole group: over the signal pad inside a node
   // (microseconds, not a syscall), plus a message round between nodes.
   void barrier(std::string_view what = "");
 
-  // Per-group state of a layer built on top (collectives' workspace, P2P
-  // channels): created on first use with T(*this), destroyed with the group.
-  // Not thread-safe: one thread drives a group.
-  template <class T>
-  T& extension() {
-    auto& slot = extensions_[std::type_index(typeid(T))];
-    if (!slot) slot = std::make_shared<T>(*this);
-    return *std::static_pointer_cast<T>(slot);
-  }
-
   // Throws PeerFailure if the job was aborted or a member is dead (-1: any).
   void check_peers(int group_rank, std::string_view context);
 
-  // For layers that wait on their own shared state (P2P): this node's segment
-  // (indexed by local_index) and the liveness check that wait_slow() takes
-  // (abort flag, dead peers).
-  runtime::GroupSegment& segment() { return *seg_; }
-  runtime::LivenessCheck* liveness() { return this; }
+  // --- transitional (remove when collectives/ and p2p/ call detail::GroupAccess) ---
+  // The old spellings of the internal accessors. They compile only where
+  // detail::GroupAccess is complete (runtime/process_group_internal.h), so a
+  // user of symmflow/symmflow.h cannot use them.
+  template <class T, class A = detail::GroupAccess>
+  T& extension() { return A::template extension<T>(*this); }
+  template <class A = detail::GroupAccess>
+  auto& segment() { return A::segment(*this); }
+  template <class A = detail::GroupAccess>
+  auto* liveness() { return A::liveness(*this); }
+  template <class A = detail::GroupAccess>
+  auto* net() const { return A::net(*this); }
+  // --- end transitional ---
 
  private:
+  friend struct detail::GroupAccess;
+  struct Liveness;  // the runtime::LivenessCheck of this group (process_group.cc)
+
   ProcessGroup() = default;
-  void check(const runtime::WaitSite& site) override;
+  void check(const runtime::WaitSite& site);
   void net_barrier(std::string_view what);
 
   Backend* backend_ = nullptr;
@@ -105,6 +120,7 @@ class ProcessGroup : private runtime::LivenessCheck {
   std::unique_ptr<ProcessGroup> node_;   // spanning groups only
   uint64_t net_barriers_ = 0;
   std::shared_ptr<runtime::GroupSegment> seg_;
+  std::unique_ptr<Liveness> liveness_;   // before the heap and pad that point to it
   std::unique_ptr<SymmetricHeap> heap_;
   std::unique_ptr<SignalPad> signals_;
   // Declared last: extensions may hold heap storage, so they go before the heap.
@@ -112,3 +128,10 @@ class ProcessGroup : private runtime::LivenessCheck {
 };
 
 }  // namespace symmflow::dist
+
+// Transitional, with the accessors above: runtime sources that still reach the
+// internals through this header get them (SYMMFLOW_RUNTIME_INTERNAL is a
+// private definition of the runtime layer's targets, never of users).
+#ifdef SYMMFLOW_RUNTIME_INTERNAL
+#include "symmflow/runtime/process_group_internal.h"
+#endif

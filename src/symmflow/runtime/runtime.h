@@ -1,5 +1,10 @@
-// The runtime in one include: launcher, world and groups, symmetric heap,
-// signal pads, symmetric tensors. See docs/runtime.md.
+// The runtime in one include, for runtime-level users: launcher, world and
+// groups, backend, symmetric heap, signal pads (SignalPad complete, so
+// ProcessGroup::signals() is usable), symmetric tensors, collectives, P2P.
+// It is more than symmflow/symmflow.h, the user's include, which leaves the
+// low-level pieces out; neither exposes the group's internals (segment,
+// network link, extensions: runtime/process_group_internal.h). See
+// docs/runtime.md.
 //
 //   #include "symmflow/runtime/runtime.h"
 //   using namespace symmflow;

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/shm/group_segment.h"
+#include "symmflow/runtime/shm/wait.h"
 
 namespace symmflow::dist {
 

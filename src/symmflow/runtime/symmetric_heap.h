@@ -29,8 +29,11 @@
 #include <vector>
 
 #include "symmflow/core/storage.h"
-#include "symmflow/runtime/shm/group_segment.h"
-#include "symmflow/runtime/shm/wait.h"
+
+namespace symmflow::runtime {
+class GroupSegment;   // shm/group_segment.h
+class LivenessCheck;  // shm/wait.h
+}  // namespace symmflow::runtime
 
 namespace symmflow::dist {
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "symmflow/runtime/launcher.h"
+#include "symmflow/runtime/process_group_internal.h"
 #include "symmflow/runtime/shm/segment.h"
 
 namespace symmflow::runtime::testing {

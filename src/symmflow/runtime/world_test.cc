@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/process_group_internal.h"
 #include "symmflow/runtime/shm/shm_backend.h"
 #include "symmflow/runtime/test_util.h"
 
@@ -63,7 +64,7 @@ TEST(World, BackendChoiceErrorsAreClear) {
     expect_error("SYMMFLOW_BACKEND", "nccl", "SYMMFLOW_BACKEND: expected shm or mpi");
     init();
     auto& w = world();
-    SF_CHECK(!w.spans_nodes() && w.num_nodes() == 1 && w.net() == nullptr, "one node");
+    SF_CHECK(!w.spans_nodes() && w.num_nodes() == 1 && detail::GroupAccess::net(w) == nullptr, "one node");
     SF_CHECK(&w.node_group() == &w && w.local_index(1) == 1, "node view of a one-node group");
     return 0;
   });
