@@ -41,7 +41,7 @@ int main() {
     sf::Tensor in = sf::symm::empty({bytes / 4}, sf::DType::f32);
     sf::Tensor out = sf::Tensor::empty({bytes / 4}, sf::DType::f32);
     sf::kernels::fill_(in, sf::Scalar(1.0));
-    double us = median_us([&] { sf::dist::all_reduce(g, in, out, sf::dist::ReduceOp::sum); },
+    double us = median_us([&] { sf::dist::all_reduce(g, out, in, sf::dist::ReduceOp::sum); },
                           bytes < 65536 ? 2000 : 20);
     if (r == 0)
       fmt::print("rank 0: all_reduce of {:>7} bytes: median {:.2f} us ({:.2f} GB/s)\n", bytes, us,

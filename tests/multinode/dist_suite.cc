@@ -453,7 +453,7 @@ class Suite {
       sf::dist::all_reduce_(*g_, in.t, op, algo);
       check<T>(in.t, want, "result");
     } else {
-      sf::dist::all_reduce(*g_, in.t, out.t, op, algo);
+      sf::dist::all_reduce(*g_, out.t, in.t, op, algo);
       check<T>(out.t, want, "result");
       check<T>(in.t, [&](int64_t i) { return gen<T>(mode, s, me_, i); }, "input unchanged");
       check_outside<T>(out, 2, "out");
@@ -559,7 +559,7 @@ class Suite {
       prefill<T>(in, 1);
     }
     fill_fn<T>(in.t, [&](int64_t i) { return gen<T>(Mode::hash, s, me_, i); });
-    sf::dist::all_gather(*g_, in.t, out.t);
+    sf::dist::all_gather(*g_, out.t, in.t);
     check<T>(out.t, [&](int64_t k) { return gen<T>(Mode::hash, s, wr(int(k / n)), k % n); }, "result");
     check_outside<T>(out, 2, "out");
     if (!in_place) {
@@ -602,7 +602,7 @@ class Suite {
     Buf out = make({m}, dt, out_mem);
     prefill<T>(out, 2);
     fill_fn<T>(out.t, [&](int64_t i) { return sentinel<T>(s ^ 3, me_, i); });
-    sf::dist::reduce_scatter(*g_, in.t, out.t, op);
+    sf::dist::reduce_scatter(*g_, out.t, in.t, op);
     check<T>(out.t, [&](int64_t i) {
       return ref_fold<T>(op, W, [&](int j) { return gen<T>(mode, s, wr(j), me * m + i); });
     }, "result");
@@ -685,8 +685,8 @@ class Suite {
     out.t = out.base.as_strided({out_rows, cols}, {cols, 1}, 0);
     fill_fn<T>(out.t, [&](int64_t i) { return sentinel<T>(s ^ 3, me_, i); });
     const bool empty_splits = !uneven && (s % 2 == 0);  // equal splits: sometimes as {} (means equal)
-    if (empty_splits) sf::dist::all_to_all_single(*g_, in.t, out.t, {}, {});
-    else sf::dist::all_to_all_single(*g_, in.t, out.t, out_splits, in_splits);
+    if (empty_splits) sf::dist::all_to_all_single(*g_, out.t, in.t, {}, {});
+    else sf::dist::all_to_all_single(*g_, out.t, in.t, out_splits, in_splits);
     // Expected: for each source p in order, its rows destined to me.
     std::vector<std::pair<int, int64_t>> row_src;  // (source group rank, its row index)
     for (int p = 0; p < W; ++p) {
@@ -1052,10 +1052,43 @@ class Suite {
       return ref_fold<float>(ReduceOp::sum, W, [&](int j) { return gen<float>(Mode::hash, s, j, i); });
     }, "all_reduce_(x)");
     Tensor out = Tensor::empty_with(sf::regular_allocator(), {300 * W}, DType::f32);
-    sf::dist::all_gather(x, out);
+    sf::dist::all_gather(out, x);
     check<float>(out, [&](int64_t i) {
       return ref_fold<float>(ReduceOp::sum, W, [&](int j) { return gen<float>(Mode::hash, s, j, i % 300); });
-    }, "all_gather(x, out)");
+    }, "all_gather(out, x)");
+    // Out of place, torch's order (output first): y := max over ranks of x2.
+    Tensor x2 = sf::symm::empty({300}, DType::f32), y = sf::symm::empty({300}, DType::f32);
+    fill_fn<float>(x2, [&](int64_t i) { return gen<float>(Mode::hash, s + 1, me_, i); });
+    sf::dist::all_reduce(y, x2, ReduceOp::max);
+    check<float>(y, [&](int64_t i) {
+      return ref_fold<float>(ReduceOp::max, W, [&](int j) { return gen<float>(Mode::hash, s + 1, j, i); });
+    }, "all_reduce(y, x2, max)");
+    // reduce_scatter(out, in): my chunk of the sum of every rank's `big`.
+    Tensor big = sf::symm::empty({8 * W}, DType::f32), part = sf::symm::empty({8}, DType::f32);
+    fill_fn<float>(big, [&](int64_t i) { return gen<float>(Mode::hash, s + 2, me_, i); });
+    sf::dist::reduce_scatter(part, big);
+    check<float>(part, [&](int64_t i) {
+      return ref_fold<float>(ReduceOp::sum, W, [&](int j) { return gen<float>(Mode::hash, s + 2, j, me_ * 8 + i); });
+    }, "reduce_scatter(part, big)");
+    // all_to_all_single(out, in) with equal splits: 2 rows of 3 per peer.
+    Tensor a2a_in = sf::symm::empty({2 * W, 3}, DType::f32), a2a_out = sf::symm::empty({2 * W, 3}, DType::f32);
+    fill_fn<float>(a2a_in, [&](int64_t i) { return float(me_ * 1000 + i); });
+    sf::dist::all_to_all_single(a2a_out, a2a_in);
+    check<float>(a2a_out, [&](int64_t i) {
+      const int64_t from = i / 6, k = i % 6;  // rank `from` sent me its rows 2*me_, 2*me_+1
+      return float(from * 1000 + me_ * 6 + k);
+    }, "all_to_all_single(out, in)");
+    // tile_reduce onto root 0 and broadcast_ from the last rank.
+    Tensor tile = sf::symm::empty({4, 4}, DType::f32), acc = sf::symm::empty({4, 4}, DType::f32);
+    fill_fn<float>(tile, [&](int64_t i) { return float(me_ + i); });
+    fill_fn<float>(acc, [&](int64_t) { return -1.0f; });
+    sf::dist::tile_reduce(tile, acc, 0);
+    check<float>(acc, [&](int64_t i) {
+      if (me_ != 0) return -1.0f;
+      return ref_fold<float>(ReduceOp::sum, W, [&](int j) { return float(j + i); });
+    }, "tile_reduce(tile, acc, 0)");
+    sf::dist::broadcast_(tile, W - 1);
+    check<float>(tile, [&](int64_t i) { return float(W - 1 + i); }, "broadcast_(tile, W - 1)");
   }
 
   void run_group(const Group& grp) {

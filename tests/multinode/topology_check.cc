@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     sf::kernels::fill_(y, sf::Scalar(1.0));
     try {
       if (w.node() == 0) dist::all_reduce_(w, x, dist::ReduceOp::sum);
-      else dist::all_gather(w, y, x);
+      else dist::all_gather(w, x, y);
     } catch (const sf::Error& e) {
       std::fprintf(stderr, "rank %d: %s\n", me, e.what());
       return 3;

@@ -68,7 +68,7 @@ void check_plan_across_ranks(const ir::Graph& g) {
   mine.data<int64_t>()[1] = g.plan().arena_bytes[1];
   mine.data<int64_t>()[2] = int64_t(entries.size());
   Tensor all = Tensor::empty({3 * w}, DType::i64);
-  dist::all_gather(world, mine, all);
+  dist::all_gather(world, all, mine);
   const int64_t* a = all.data<int64_t>();
   bool same = true;
   for (int r = 1; r < w; ++r) same &= std::memcmp(a, a + 3 * r, 3 * sizeof(int64_t)) == 0;
@@ -86,7 +86,7 @@ void check_plan_across_ranks(const ir::Graph& g) {
   for (size_t i = 0; i < entries.size(); ++i) put(int64_t(i), entries[i]);
   put(most, fmt::format("symmetric arena {} bytes", g.plan().arena_bytes[1]));
   Tensor texts = Tensor::empty({w * (most + 1) * width}, DType::i32);
-  dist::all_gather(world, text, texts);
+  dist::all_gather(world, texts, text);
   auto entry = [&](int r, int64_t i) {
     const char* p = reinterpret_cast<const char*>(texts.data<int32_t>() + (r * (most + 1) + i) * width);
     std::string s(p, strnlen(p, size_t(width * 4)));

@@ -23,21 +23,49 @@ CollectiveResult all_reduce_(const Tensor& t, ReduceOp op) {
   return all_reduce_(world(), t, op);
 }
 
-CollectiveResult all_gather(const Tensor& in, const Tensor& out) {
+CollectiveResult all_reduce(const Tensor& out, const Tensor& in, ReduceOp op) {
+  if (Tracer::active()) {
+    Tensor r = frontend::call_tensor("c10d::all_reduce", {in, op_name(op), "world"});
+    frontend::call("aten::copy_", {out, r});
+    return {};
+  }
+  return all_reduce(world(), out, in, op);
+}
+
+CollectiveResult all_gather(const Tensor& out, const Tensor& in) {
   if (Tracer::active()) {
     frontend::call("c10d::all_gather_into_tensor_out", {in, int64_t(world().size()), "world"}, {{"out", out}});
     return {};
   }
-  return all_gather(world(), in, out);
+  return all_gather(world(), out, in);
 }
 
-CollectiveResult reduce_scatter(const Tensor& in, const Tensor& out, ReduceOp op) {
+CollectiveResult reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op) {
   if (Tracer::active()) {
     Tensor r = frontend::call_tensor("c10d::reduce_scatter_tensor", {in, op_name(op), int64_t(world().size()), "world"});
     frontend::call("aten::copy_", {out, r});
     return {};
   }
-  return reduce_scatter(world(), in, out, op);
+  return reduce_scatter(world(), out, in, op);
+}
+
+CollectiveResult all_to_all_single(const Tensor& out, const Tensor& in,
+                                   const std::vector<int64_t>& out_splits,
+                                   const std::vector<int64_t>& in_splits) {
+  if (Tracer::active()) {
+    Tensor r = frontend::call_tensor("c10d::all_to_all_single", {in, IValue(out_splits), IValue(in_splits), "world"});
+    frontend::call("aten::copy_", {out, r});
+    return {};
+  }
+  return all_to_all_single(world(), out, in, out_splits, in_splits);
+}
+
+CollectiveResult tile_reduce(const Tensor& in_tile, const Tensor& out_tile, int root, ReduceOp op) {
+  if (Tracer::active()) {
+    frontend::call("symm_mem::tile_reduce", {in_tile, out_tile, int64_t(root), "world", op_name(op)});
+    return {};
+  }
+  return tile_reduce(world(), in_tile, out_tile, root, op);
 }
 
 CollectiveResult broadcast_(const Tensor& t, int src) {

@@ -14,10 +14,17 @@
 
 namespace symmflow::dist {
 
+// Output before input where torch.distributed puts it there.
 CollectiveResult all_reduce_(const Tensor& t, ReduceOp op = ReduceOp::sum);
-CollectiveResult all_gather(const Tensor& in, const Tensor& out);
-CollectiveResult reduce_scatter(const Tensor& in, const Tensor& out, ReduceOp op = ReduceOp::sum);
+CollectiveResult all_reduce(const Tensor& out, const Tensor& in, ReduceOp op = ReduceOp::sum);
+CollectiveResult all_gather(const Tensor& out, const Tensor& in);
+CollectiveResult reduce_scatter(const Tensor& out, const Tensor& in, ReduceOp op = ReduceOp::sum);
+CollectiveResult all_to_all_single(const Tensor& out, const Tensor& in,
+                                   const std::vector<int64_t>& out_splits = {},
+                                   const std::vector<int64_t>& in_splits = {});
 CollectiveResult broadcast_(const Tensor& t, int src);
+CollectiveResult tile_reduce(const Tensor& in_tile, const Tensor& out_tile, int root,
+                             ReduceOp op = ReduceOp::sum);
 Work isend(const Tensor& t, int dst, int tag = 0);
 Work irecv(const Tensor& t, int src, int tag = 0);
 std::vector<Work> batch_isend_irecv(const std::vector<P2POp>& ops);

@@ -60,7 +60,7 @@ dist::AllReduceAlgo algo_of(const OpContext& ctx) {
 Results all_reduce(OpContext& ctx, Args a) {
   const Tensor& in = tensor_arg(a, 0);
   Tensor out = empty_like(in);
-  dist::all_reduce(group_arg(a, 2), in, out, reduce_arg(a, 1), algo_of(ctx));
+  dist::all_reduce(group_arg(a, 2), out, in, reduce_arg(a, 1), algo_of(ctx));
   return {out};
 }
 Results all_reduce_inplace(OpContext& ctx, Args a) {
@@ -71,7 +71,7 @@ Results all_reduce_coalesced(OpContext& ctx, Args a) {
   IValueList out;
   for (const auto& v : a[0].to_list()) {
     Tensor o = empty_like(v.to_tensor());
-    dist::all_reduce(group_arg(a, 2), v.to_tensor(), o, reduce_arg(a, 1), algo_of(ctx));
+    dist::all_reduce(group_arg(a, 2), o, v.to_tensor(), reduce_arg(a, 1), algo_of(ctx));
     out.emplace_back(o);
   }
   return {IValue(std::move(out))};
@@ -83,7 +83,7 @@ Results all_reduce_coalesced_inplace(OpContext& ctx, Args a) {
 Tensor gather_into(ProcessGroup& g, const Tensor& in, int64_t group_size, const char* op) {
   check_group_size(g, group_size, op);
   Tensor out = empty_with_type(in, gathered_shape(in, group_size, op));
-  dist::all_gather(g, in, out);
+  dist::all_gather(g, out, in);
   return out;
 }
 Results all_gather(OpContext&, Args a) {
@@ -102,13 +102,13 @@ Results all_gather_out(OpContext&, Args a) {
   const Tensor& in = tensor_arg(a, 0);
   check_group_size(g, a[1].to_int(), op);
   check_out(tensor_arg(a, 3), in.dtype(), gathered_shape(in, a[1].to_int(), op), op, "out");
-  dist::all_gather(g, in, tensor_arg(a, 3));
+  dist::all_gather(g, tensor_arg(a, 3), in);
   return {a[3]};
 }
 Tensor scatter_into(ProcessGroup& g, const Tensor& in, ReduceOp rop, int64_t group_size, const char* op) {
   check_group_size(g, group_size, op);
   Tensor out = empty_with_type(in, scattered_shape(in, group_size, op));
-  dist::reduce_scatter(g, in, out, rop);
+  dist::reduce_scatter(g, out, in, rop);
   return out;
 }
 Results reduce_scatter(OpContext&, Args a) {
@@ -130,7 +130,7 @@ Results all_to_all_single(OpContext& ctx, Args a) {
   Shape shape = Dispatcher::instance().get("c10d::all_to_all_single").call(meta, margs)[0].to_tensor().sizes();
   Tensor out = empty_with_type(tensor_arg(a, 0), shape);
   auto out_splits = a[1].to_int_list(), in_splits = a[2].to_int_list();
-  dist::all_to_all_single(group_arg(a, 3), tensor_arg(a, 0), out, out_splits, in_splits);
+  dist::all_to_all_single(group_arg(a, 3), out, tensor_arg(a, 0), out_splits, in_splits);
   return {out};
 }
 Results broadcast(OpContext&, Args a) {
@@ -180,14 +180,14 @@ template <AllReduceAlgo kAlgo>
 Results symm_reduce(OpContext&, Args a) {  // (input, reduce_op, group_name) -> new
   const Tensor& in = tensor_arg(a, 0);
   Tensor out = empty_like(in);
-  dist::all_reduce(group_arg(a, 2), in, out, reduce_arg(a, 1), kAlgo);
+  dist::all_reduce(group_arg(a, 2), out, in, reduce_arg(a, 1), kAlgo);
   return {out};
 }
 template <AllReduceAlgo kAlgo>
 Results symm_reduce_out(OpContext&, Args a) {  // (input, reduce_op, group_name, out)
   const Tensor& in = tensor_arg(a, 0);
   check_out(tensor_arg(a, 3), in.dtype(), in.sizes(), "symm_mem all_reduce_out", "out");
-  dist::all_reduce(group_arg(a, 2), in, tensor_arg(a, 3), reduce_arg(a, 1), kAlgo);
+  dist::all_reduce(group_arg(a, 2), tensor_arg(a, 3), in, reduce_arg(a, 1), kAlgo);
   return {a[3]};
 }
 template <AllReduceAlgo kAlgo>
@@ -203,7 +203,7 @@ Results symm_reduce_copy_into(Args a, const Tensor& out) {
   Tensor staged = kernels::view(kernels::narrow(kernels::view(buf, {-1}), 0, 0, in.numel()), in.sizes());
   kernels::copy_(staged, in);
   dist::count_staged_copy(in.nbytes());
-  dist::all_reduce(group_arg(a, 3), staged, out, reduce_arg(a, 2), AllReduceAlgo::one_shot);
+  dist::all_reduce(group_arg(a, 3), out, staged, reduce_arg(a, 2), AllReduceAlgo::one_shot);
   return {out};
 }
 Results symm_reduce_copy(OpContext&, Args a) { return symm_reduce_copy_into(a, empty_like(tensor_arg(a, 1))); }
@@ -219,7 +219,7 @@ Results symm_two_shot_out(OpContext&, Args a) {  // (input(a!), reduce_op, group
   return {a[3]};
 }
 Results symm_gather_out(OpContext&, Args a) {  // (input, group_name, out)
-  dist::all_gather(group_arg(a, 1), tensor_arg(a, 0), tensor_arg(a, 2));
+  dist::all_gather(group_arg(a, 1), tensor_arg(a, 2), tensor_arg(a, 0));
   return {a[2]};
 }
 // (input(a!), group_name, split_last_dim, output(b!)), sum. With split_last_dim the
@@ -229,7 +229,7 @@ Results symm_reduce_scatter_out(OpContext&, Args a) {
   const Tensor& in = tensor_arg(a, 0);
   const Tensor& out = tensor_arg(a, 3);
   if (!a[2].to_bool()) {
-    dist::reduce_scatter(g, in, out, ReduceOp::sum);
+    dist::reduce_scatter(g, out, in, ReduceOp::sum);
     return {a[3]};
   }
   const int64_t last = in.size(-1), w = g.size();
@@ -241,7 +241,7 @@ Results symm_reduce_scatter_out(OpContext&, Args a) {
   Tensor chunks = kernels::view(in, split);
   Tensor leading = kernels::contiguous(kernels::transpose(chunks, -2, 0));  // [W, ..., n]
   dist::count_staged_copy(leading.nbytes());
-  dist::reduce_scatter(g, leading, out, ReduceOp::sum);
+  dist::reduce_scatter(g, out, leading, ReduceOp::sum);
   return {a[3]};
 }
 Results symm_tile_reduce(OpContext&, Args a) {  // (in_tile, out_tile, root, group, reduce_op)

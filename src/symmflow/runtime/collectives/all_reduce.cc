@@ -4,7 +4,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/collectives/coll_state.h"
+#include "symmflow/runtime/collectives/coll_queue.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 #include "symmflow/runtime/world.h"
 
@@ -74,7 +74,7 @@ void reduce_range(CollState& st, DType dt, ReduceOp op, int64_t x0, int64_t x1, 
                   char* dst, char* also, bool allow_stream) {
   const int64_t blk = int64_t((64 << 10) / isz);
   const bool stream = allow_stream && size_t(x1 - x0) * isz >= nt_min_bytes();
-  char* tmp = stream ? static_cast<char*>(st.scratch.get(64 << 10)) : nullptr;
+  char* tmp = stream ? static_cast<char*>(st.stream_scratch.get(64 << 10)) : nullptr;
   for (int64_t x = x0; x < x1; x += blk) {
     const int64_t m = std::min(blk, x1 - x);
     const int64_t at = x * int64_t(isz);
@@ -87,22 +87,21 @@ void reduce_range(CollState& st, DType dt, ReduceOp op, int64_t x0, int64_t x1, 
 }
 
 // One-shot, push: my input goes into every peer's slot; everyone reduces locally.
-void all_reduce_push(CollState& st, const Tensor& in, const Tensor& out, ReduceOp op,
-                     CollectiveResult& r) {
+CollTask all_reduce_push(CollState& st, Tensor in, Tensor out, ReduceOp op, CollectiveResult& r) {
   const char* what = "all_reduce (one-shot push)";
   const size_t bytes = in.nbytes();
   Desc d = st.begin(Kind::all_reduce, Proto::push, in.dtype(), int(op), -1, in.numel(), 0);
   const void* mine = in.data_ptr();
   if (!in.is_contiguous()) {
-    void* s = st.scratch.get(bytes);
+    void* s = st.input_scratch.get(bytes);
     pack(in, s);
     count_staged(r, bytes);
     mine = s;
   }
-  st.push_exchange(d, [&](int) { return std::pair<const void*, size_t>(mine, bytes); }, what);
+  co_await st.push_exchange(d, [&](int) { return std::pair<const void*, size_t>(mine, bytes); }, what);
   for (int j = 0; j < st.W; ++j) st.ptrs[j] = j == st.me ? mine : st.slot(j);
   const bool direct = out.is_contiguous();
-  void* dst = direct ? out.data_ptr() : st.scratch2.get(bytes);
+  void* dst = direct ? out.data_ptr() : st.output_scratch.get(bytes);
   reduce_kernel(in.dtype(), op, st.W, st.ptrs.data(), dst, size_t(in.numel()));
   if (!direct) {
     unpack(dst, out);
@@ -111,8 +110,8 @@ void all_reduce_push(CollState& st, const Tensor& in, const Tensor& out, ReduceO
 }
 
 // One-shot, pull: everyone reads every peer's input in place and reduces.
-void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool inplace, ReduceOp op,
-                     CollectiveResult& r) {
+CollTask all_reduce_pull(CollState& st, Tensor in, Tensor out, bool inplace, ReduceOp op,
+                         CollectiveResult& r) {
   const char* what = "all_reduce (one-shot pull)";
   const size_t bytes = in.nbytes();
   Desc d = st.begin(Kind::all_reduce, Proto::pull, in.dtype(), int(op), -1, in.numel(), 0);
@@ -123,16 +122,16 @@ void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool in
     d.flags |= kSrcInWs;
     d.ws_need = bytes;
   }
-  st.pull_begin(d, nullptr, 0, [&] {
+  co_await st.pull_begin(d, nullptr, 0, [&] {
     pack(in, st.ws_local());
     count_staged(r, bytes);
   }, what);
   for (int j = 0; j < st.W; ++j) st.bases[j] = st.peer_src(j);
   // In place on a buffer peers read: reduce aside, copy back after the exit sync.
   const bool aside = (inplace && off >= 0) || !out.is_contiguous();
-  char* dst = static_cast<char*>(aside ? st.scratch2.get(bytes) : out.data_ptr());
+  char* dst = static_cast<char*>(aside ? st.output_scratch.get(bytes) : out.data_ptr());
   reduce_range(st, in.dtype(), op, 0, in.numel(), in.itemsize(), dst, nullptr, !aside);
-  st.pull_end(what);
+  co_await st.pull_end(what);
   if (aside) {
     unpack(dst, out);
     if (!out.is_contiguous()) count_staged(r, bytes);
@@ -143,8 +142,8 @@ void all_reduce_pull(CollState& st, const Tensor& in, const Tensor& out, bool in
 // symmetric, rank r writes the result into chunk r of every output itself (2
 // syncs); otherwise into its reduced buffer R (peer-readable), and after a
 // sync everyone copies chunk p from rank p's R (3 syncs).
-void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, bool inplace,
-                         ReduceOp op, CollectiveResult& r) {
+CollTask all_reduce_two_shot(CollState& st, Tensor in, Tensor out, bool inplace, ReduceOp op,
+                             CollectiveResult& r) {
   const char* what = "all_reduce (two-shot)";
   const size_t isz = in.itemsize(), bytes = in.nbytes();
   const int64_t n = in.numel();
@@ -176,7 +175,7 @@ void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, boo
     d.flags |= kOutWritable;
     d.out_off = uint64_t(final_off);
   }
-  st.pull_begin(d, nullptr, 0, [&] {
+  co_await st.pull_begin(d, nullptr, 0, [&] {
     pack(in, st.ws_local());
     count_staged(r, bytes);
   }, what);
@@ -198,8 +197,8 @@ void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, boo
       reduce_kernel(in.dtype(), op, W, st.ptrs.data(), mine + at, size_t(m));
       for (int i = 1; i < W; ++i) copy_bytes(st.peer_out((me + i) % W) + at, mine + at, size_t(m) * isz);
     }
-    st.pull_end(what);
-    return;
+    co_await st.pull_end(what);
+    co_return;
   }
 
   // Reduce-scatter: my chunk, from every rank's source, in rank order, into my
@@ -207,13 +206,13 @@ void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, boo
   // block by block so that the second copy comes from the cache.
   const Tensor& o = inplace ? in : out;
   const bool direct = o.is_contiguous();
-  char* dst = direct ? static_cast<char*>(o.data_ptr()) : static_cast<char*>(st.scratch2.get(bytes));
+  char* dst = direct ? static_cast<char*>(o.data_ptr()) : static_cast<char*>(st.output_scratch.get(bytes));
   char* my_red = const_cast<char*>(st.peer_red(me));
   for (int j = 0; j < W; ++j) st.bases[j] = st.peer_src(j);
   reduce_range(st, in.dtype(), op, b, e, isz, dst, my_red, direct);
   if (my_red != dst) count_staged(r, size_t(e - b) * isz);  // the copy peers read
   st.signal_all(kChPhase);
-  st.wait_all(kChPhase, "all_reduce (two-shot) reduce-scatter done");
+  co_await st.wait_all(kChPhase, "all_reduce (two-shot) reduce-scatter done");
 
   // All-gather: chunk p from rank p's reduced buffer.
   for (int i = 1; i < W; ++i) {
@@ -221,15 +220,15 @@ void all_reduce_two_shot(CollState& st, const Tensor& in, const Tensor& out, boo
     const int64_t pb = chunk_begin(n, W, p, isz), pe = chunk_begin(n, W, p + 1, isz);
     if (pe > pb) copy_out(dst + pb * int64_t(isz), st.peer_red(p) + pb * int64_t(isz), size_t(pe - pb) * isz);
   }
-  st.pull_end(what);
+  co_await st.pull_end(what);
   if (!direct) {
     unpack(dst, o);
     count_staged(r, bytes);
   }
 }
 
-CollectiveResult all_reduce_impl(ProcessGroup& g, const Tensor& in, const Tensor& out, bool inplace,
-                                 ReduceOp op, AllReduceAlgo algo) {
+std::shared_ptr<CollWork> start_all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out,
+                                           bool inplace, ReduceOp op, AllReduceAlgo algo) {
   const char* what = inplace ? "all_reduce_" : "all_reduce";
   check_data(in, what, inplace ? "t" : "in");
   check_data(out, what, "out");
@@ -242,19 +241,19 @@ CollectiveResult all_reduce_impl(ProcessGroup& g, const Tensor& in, const Tensor
     else SF_CHECK(!overlaps(in, out), "{}: `out` ({}) overlaps `in` ({}) without being the same "
                   "view; use all_reduce_ for in place", what, out.type_string(), in.type_string());
   }
-  if (g.spans_nodes()) return hier_all_reduce(g, in, out, op);
-  CollState& st = state(g);
-  CollectiveResult r;
-  r.algo = algo == AllReduceAlgo::automatic || algo == AllReduceAlgo::hierarchical
-               ? choose_all_reduce_algo(g, in.nbytes())
-               : algo;
-  if (r.algo == AllReduceAlgo::one_shot) {
-    if (in.nbytes() <= st.push_max()) all_reduce_push(st, in, out, op, r);
-    else all_reduce_pull(st, in, out, inplace, op, r);
-  } else {
-    all_reduce_two_shot(st, in, out, inplace, op, r);
-  }
-  return r;
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_reduce(g, in, out, op); });
+  CollState& st = coll_state(g);
+  const AllReduceAlgo chosen = algo == AllReduceAlgo::automatic || algo == AllReduceAlgo::hierarchical
+                                   ? choose_all_reduce_algo(g, in.nbytes())
+                                   : algo;
+  return start(g, st, what, [&](CollWork& w) {
+    w.result.algo = chosen;
+    if (chosen == AllReduceAlgo::one_shot) {
+      if (in.nbytes() <= st.push_max()) return all_reduce_push(st, in, out, op, w.result);
+      return all_reduce_pull(st, in, out, inplace, op, w.result);
+    }
+    return all_reduce_two_shot(st, in, out, inplace, op, w.result);
+  });
 }
 
 }  // namespace
@@ -269,12 +268,21 @@ AllReduceAlgo choose_all_reduce_algo(const ProcessGroup& g, size_t bytes) {
 }
 
 CollectiveResult all_reduce_(ProcessGroup& g, const Tensor& t, ReduceOp op, AllReduceAlgo algo) {
-  return all_reduce_impl(g, t, t, true, op, algo);
+  return finish(start_all_reduce(g, t, t, true, op, algo));
 }
 
-CollectiveResult all_reduce(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op,
+CollectiveResult all_reduce(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op,
                             AllReduceAlgo algo) {
-  return all_reduce_impl(g, in, out, false, op, algo);
+  return finish(start_all_reduce(g, in, out, false, op, algo));
+}
+
+Work iall_reduce_(ProcessGroup& g, const Tensor& t, ReduceOp op, AllReduceAlgo algo) {
+  return Work(start_all_reduce(g, t, t, true, op, algo));
+}
+
+Work iall_reduce(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op,
+                 AllReduceAlgo algo) {
+  return Work(start_all_reduce(g, in, out, false, op, algo));
 }
 
 }  // namespace symmflow::dist

@@ -4,12 +4,16 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/collectives/coll_queue.h"
 #include "symmflow/runtime/collectives/coll_state.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::dist::detail {
 
 namespace {
+
+// Every live state, for existing_coll_state() (a handful of groups at most).
+std::vector<CollState*> g_states;
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
@@ -24,6 +28,10 @@ std::string_view kind_name(Kind k) {
   }
   return "?";
 }
+
+// Signal channels by name, for timeout messages ("channel 4 (DONE)").
+constexpr std::string_view kChannelLabels[kNumChannels] = {
+    "channel 0", "channel 1", "channel 2 (READY)", "channel 3 (PHASE)", "channel 4 (DONE)"};
 
 std::string_view proto_name(Proto p) {
   switch (p) {
@@ -99,6 +107,7 @@ CollState::CollState(ProcessGroup& group)
   std::memset(slots_->data(), 0, 2 * size_t(W) * slot_stride_);
   // Nobody may push into my slots before I zeroed them.
   g.barrier("collectives setup");
+  g_states.push_back(this);
 }
 
 namespace {
@@ -114,9 +123,22 @@ struct StateCache {
 thread_local StateCache t_cache;
 }  // namespace
 
-CollState::~CollState() { g_generation.fetch_add(1, std::memory_order_relaxed); }
+CollState* existing_coll_state(ProcessGroup& g) {
+  StateCache& c = t_cache;
+  if (c.g == &g && c.gen == g_generation.load(std::memory_order_relaxed)) return c.st;
+  for (CollState* st : g_states)
+    if (&st->g == &g) return st;
+  return nullptr;
+}
 
-CollState& state(ProcessGroup& g) {
+CollState::~CollState() {
+  // Calls still in flight end with an error in their Work (coll_queue.cc).
+  abandon_queue(*this);
+  std::erase(g_states, this);
+  g_generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+CollState& coll_state(ProcessGroup& g) {
   StateCache& c = t_cache;
   const uint64_t gen = g_generation.load(std::memory_order_relaxed);
   if (c.g == &g && c.gen == gen) return *c.st;
@@ -144,12 +166,7 @@ void CollState::check_peer(const Desc& mine, const Desc& theirs, int peer, std::
       mine.dtype == theirs.dtype && mine.op == theirs.op && mine.root == theirs.root &&
       mine.numel == theirs.numel && mine.aux == theirs.aux)
     return;
-  // The peer may have announced this call through the other protocol.
-  Desc t = theirs;
-  for (const Desc* o : {&peer_desc(peer),
-                        reinterpret_cast<const Desc*>(my_slot_at(me, 0, peer)),
-                        reinterpret_cast<const Desc*>(my_slot_at(me, 1, peer))})
-    if (o->call_no == mine.call_no) t = *o;
+  const Desc& t = theirs;
   std::string theirs_s = t.call_no == mine.call_no
       ? fmt::format("calls {}", describe(t))
       : fmt::format("has not announced this call (its last announcement: {}); the ranks called "
@@ -163,26 +180,36 @@ void CollState::signal_all(int ch) {
   for (int i = 1; i < W; ++i) g.signals().signal((me + i) % W, ch);
 }
 
-void CollState::wait_from(int peer, int ch, std::string_view what) {
+CollTask CollState::wait_from(int peer, int ch, std::string_view what) {
   uint64_t& e = expect_[size_t(ch) * size_t(W) + size_t(peer)];
-  g.signals().wait_signal(peer, ch, ++e, what);
+  co_await WordAwait{&blocked, &g.signals().incoming(peer, ch), ++e, peer, what, kChannelLabels[ch]};
 }
 
-void CollState::wait_all(int ch, std::string_view what) {
-  for (int i = 1; i < W; ++i) wait_from((me + W - i) % W, ch, what);
+CollTask CollState::wait_all(int ch, std::string_view what) {
+  for (int i = 1; i < W; ++i) co_await wait_from((me + W - i) % W, ch, what);
 }
 
-char* CollState::my_slot_at(int peer, uint64_t k, int src) const {
+CollTask CollState::arrivals(const Desc& d, std::string_view what) {
+  for (int i = 1; i < W; ++i) {
+    const int p = (me + W - i) % W;
+    const char* line = my_slot_at(me, d.call_no, p);
+    co_await WordAwait{&blocked, reinterpret_cast<const std::atomic<uint64_t>*>(line + kArrivalFlagAt),
+                       d.call_no, p, what, "arrival flag"};
+    check_peer(d, *reinterpret_cast<const Desc*>(line), p, what);
+  }
+}
+
+char* CollState::my_slot_at(int peer, uint64_t call, int src) const {
   size_t off = size_t(static_cast<char*>(slots_->data()) - heap_base_);
-  return peer_heap_[size_t(peer)] + off + ((k % 2) * size_t(W) + size_t(src)) * slot_stride_;
+  return peer_heap_[size_t(peer)] + off + ((call % 2) * size_t(W) + size_t(src)) * slot_stride_;
 }
 
 const char* CollState::slot(int src) const {
-  return my_slot_at(me, push_no_ - 1, src) + kPushHeaderBytes;
+  return my_slot_at(me, call_no_, src) + kPushHeaderBytes;
 }
 
 const Desc& CollState::slot_header(int src) const {
-  return *reinterpret_cast<const Desc*>(my_slot_at(me, push_no_ - 1, src));
+  return *reinterpret_cast<const Desc*>(my_slot_at(me, call_no_, src));
 }
 
 void CollState::announce(const Desc& d, const int64_t* extra, int nextra) {

@@ -1,36 +1,40 @@
 // Internals shared by the collective algorithms (collectives/*.cc): the per-group
-// state (sequence counters, announcement buffer, push slots, workspace) and the
-// two protocols every algorithm is built from.
+// state (call counter, announcement buffer, push slots, workspace) and the two
+// protocols every algorithm is built from. Algorithms are coroutines
+// (coll_task.h): every wait below is a `co_await`.
 //
-// PUSH (small messages, one synchronisation): every rank copies its payload for
-// peer p, plus a 64-byte header describing the call, into p's slot
-// [k % 2][me] (k = number of push calls so far) and signals ARRIVE; then it
-// waits for every peer's ARRIVE and works from its own slots. No exit barrier:
-// a sender reuses slot parity k % 2 only at call k + 2, and by then it has
-// received the peer's call k + 1 arrival, which the peer sends only after it
-// finished reading call k. Every rank pushes (at least a header) to every peer
-// in every push call, which is what makes that argument hold for all calls.
+// ARRIVAL (every call, both protocols): rank s announces call c to peer p by
+// writing the call's header (Desc up to `flags`) into its slot
+// [c % 2][s] in p's push buffer, payload first, then the header line whose
+// last 8 bytes are a flag set to c with release order. The receiver polls
+// that one flag, in the same cache line as the header (and right before the
+// payload): one poll, no separate signal (the low-latency protocol for small
+// messages). Then it compares the header with its own call: ranks that called
+// different collectives, with different arguments or through different
+// protocols, get an Error naming both calls instead of garbage or a hang.
 //
-// PULL (large messages, zero copy): every rank announces where its data is
-// (a heap offset, or an offset inside the workspace) in its announcement
-// buffer and signals ARRIVE; after waiting for every peer's ARRIVE it reads
-// peers' data in place, then DONE (exit): nobody returns before every peer has
-// finished reading its buffers, so the caller may overwrite them at once.
-// When a workspace must grow, all ranks grow it together (to the largest need
+// PUSH (small messages, one synchronisation): the arrival carries the payload
+// for p. No exit barrier: a sender reuses slot parity c % 2 only at call c + 2,
+// and by then it has seen the peer's call c + 1 arrival, which the peer writes
+// only after it finished call c (calls of a group run one at a time, in issue
+// order). Every rank writes (at least a header) to every peer in every call,
+// which is what makes that argument hold for all calls.
+//
+// PULL (large messages, zero copy): every rank first writes where its data is
+// (a heap offset, or an offset inside the workspace) into its announcement
+// buffer, then arrives; after every peer's arrival it reads peers' data in
+// place, then DONE (exit): nobody returns before every peer has finished
+// reading its buffers, so the caller may overwrite them at once. When a
+// workspace must grow, all ranks grow it together (to the largest need
 // announced) and sync once more (READY) before data is read.
 //
-// Both protocols carry a descriptor of the call (collective, dtype, sizes, op,
-// root, call number) that every receiver compares with its own: ranks that
-// called different collectives, or with different arguments, get an Error
-// naming both calls instead of garbage or a hang.
-//
-// Channels (SignalPad): collectives use 1..15 only. ARRIVE is shared by both
-// protocols so that a protocol mismatch is detected, not deadlocked.
+// Channels (SignalPad): collectives use 1..15 only (READY, PHASE, DONE).
 #pragma once
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,11 +43,12 @@
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/process_group.h"
+#include "symmflow/runtime/collectives/coll_task.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 
 namespace symmflow::dist::detail {
 
-inline constexpr int kChArrive = 1;
+// Channel 1 is no longer used (arrivals are flags in the push slots).
 inline constexpr int kChReady = 2;
 inline constexpr int kChPhase = 3;
 inline constexpr int kChDone = 4;
@@ -56,7 +61,8 @@ inline size_t slot_payload(int W) {
 }
 inline constexpr size_t kDefaultPushMax = 2048;  // push up to this, pull above (per peer)
 inline constexpr size_t kHeaderBytes = 128;     // an announcement: Desc + extra words after it
-inline constexpr size_t kPushHeaderBytes = 64;  // a push slot's header: Desc up to `flags`
+inline constexpr size_t kPushHeaderBytes = 64;  // a push slot's header line: Desc up to `flags`, flag
+inline constexpr size_t kArrivalFlagAt = 56;    // the flag: the header line's last 8 bytes
 
 enum class Kind : uint32_t { all_reduce = 1, all_gather, reduce_scatter, all_to_all, broadcast, tile_reduce };
 enum class Proto : uint32_t { push = 1, pull = 2, two_shot = 3 };
@@ -89,7 +95,7 @@ struct Desc {
   uint64_t ws_need = 0;   // workspace bytes this rank needs for this call
 };
 static_assert(sizeof(Desc) <= kHeaderBytes);
-static_assert(offsetof(Desc, flags) <= kPushHeaderBytes);
+static_assert(offsetof(Desc, flags) <= kArrivalFlagAt);
 
 std::string describe(const Desc& d);
 
@@ -103,6 +109,8 @@ class Scratch {
   void* p_ = nullptr;
   size_t cap_ = 0;
 };
+
+class CollWork;
 
 class CollState {
  public:
@@ -118,27 +126,35 @@ class CollState {
   Desc begin(Kind kind, Proto proto, DType dtype, int op, int root, int64_t numel, int64_t aux);
   void check_peer(const Desc& mine, const Desc& theirs, int peer, std::string_view what);
 
-  // --- signals ---
+  // --- signals (READY, PHASE, DONE) ---
   void signal_all(int ch);
-  void wait_from(int peer, int ch, std::string_view what);
-  void wait_all(int ch, std::string_view what);
+  CollTask wait_from(int peer, int ch, std::string_view what);
+  CollTask wait_all(int ch, std::string_view what);
 
-  // --- push protocol ---
-  // payload(p) returns {ptr, bytes} for peer p (bytes <= push_max()); after
-  // return, slot(p) holds what p pushed to me (its header checked against d).
+  // --- arrival and push ---
+  // Writes payload(p) (bytes <= push_max()) and d's header into my slot of
+  // every peer p, then sets the arrival flags (no waiting).
   template <class F>
-  void push_exchange(Desc& d, F&& payload, std::string_view what);
+  void arrive(const Desc& d, F&& payload);
+  // Waits for every peer's arrival for d's call and checks its header.
+  CollTask arrivals(const Desc& d, std::string_view what);
+  // Both, for the push protocol: after it, slot(p) holds what p pushed to me.
+  template <class F>
+  CollTask push_exchange(Desc d, F payload, std::string_view what) {
+    arrive(d, payload);
+    co_await arrivals(d, what);
+  }
   const char* slot(int src) const;  // payload peer `src` pushed to me in this call
   const Desc& slot_header(int src) const;
   size_t push_max() const { return push_max_; }
 
   // --- pull protocol ---
-  // Announces d (and `extra` int64 words, e.g. splits), ARRIVE, checks all peers.
+  // Announces d (and `extra` int64 words, e.g. splits), arrives, checks all peers.
   // `stage` is called to copy my data into the workspace when d.flags has
-  // kSrcInWs (before ARRIVE if the workspace is big enough, else after the
+  // kSrcInWs (before arriving if the workspace is big enough, else after the
   // collective growth, then once more READY); it counts what it copies.
   template <class F>
-  void pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage, std::string_view what);
+  CollTask pull_begin(Desc& d, const int64_t* extra, int nextra, F stage, std::string_view what);
   const Desc& peer_desc(int p) const;
   const int64_t* peer_extra(int p) const;
   // Address of peer p's data at `off` (flagged relative to workspace or heap).
@@ -146,7 +162,10 @@ class CollState {
   const char* peer_red(int p) const;
   char* peer_out(int p) const { return peer_heap_[size_t(p)] + peer_desc(p).out_off; }
   char* ws_local() const { return ws_base(me); }
-  void pull_end(std::string_view what) { signal_all(kChDone); wait_all(kChDone, what); }
+  CollTask pull_end(std::string_view what) {
+    signal_all(kChDone);
+    co_await wait_all(kChDone, what);
+  }
 
   // Heap offset of a tensor that peers may read in place: symmetric, contiguous
   // (or, with allow_strided, any view), in this group's heap. -1 otherwise.
@@ -155,15 +174,25 @@ class CollState {
   std::vector<const void*> ptrs;
   std::vector<const char*> bases;
 
-  Scratch scratch, scratch2;
+  // Process-local scratch: my packed input, an output to unpack from, the
+  // cached block that non-temporal output stores go through.
+  Scratch input_scratch, output_scratch, stream_scratch;
+
+  // --- the queue of calls in flight (coll_queue.cc) ---
+  // What the running algorithm waits for (valid while it is suspended).
+  Blocked blocked;
+  std::deque<std::shared_ptr<CollWork>> queue;  // issue order; the front runs
+  // Runs a step to completion on the calling thread (the hierarchical
+  // collectives' node phases, which are blocking code).
+  void run(CollTask t);
 
  private:
   char* ws_base(int p) const;
   void grow_ws(size_t bytes);
-  char* my_slot_at(int peer, uint64_t k, int src) const;
+  char* my_slot_at(int peer, uint64_t call, int src) const;
   void announce(const Desc& d, const int64_t* extra, int nextra);
 
-  uint64_t call_no_ = 0, push_no_ = 0;
+  uint64_t call_no_ = 0;
   std::vector<uint64_t> expect_;  // [channel][peer]: signals consumed
   std::shared_ptr<Storage> meta_, slots_, ws_;
   size_t meta_stride_ = 0, slot_stride_ = 0, ws_cap_ = 0;
@@ -173,7 +202,11 @@ class CollState {
   size_t heap_cap_ = 0;
 };
 
-CollState& state(ProcessGroup& g);
+// The collectives' state of a group (created by its first collective call).
+CollState& coll_state(ProcessGroup& g);
+// The state if the group ran a collective already, else nullptr (never creates:
+// creating it is a collective allocation).
+CollState* existing_coll_state(ProcessGroup& g);
 
 // Copies of at least this many bytes into a collective's output bypass the
 // cache (non-temporal stores): at these sizes the output does not fit in the
@@ -229,26 +262,23 @@ inline int64_t chunk_begin(int64_t n, int W, int i, size_t itemsize) {
 // ------------------------------------------------------------------ templates
 
 template <class F>
-void CollState::push_exchange(Desc& d, F&& payload, std::string_view what) {
-  const uint64_t k = push_no_++;
+void CollState::arrive(const Desc& d, F&& payload) {
   for (int i = 1; i < W; ++i) {
-    int p = (me + i) % W;
+    const int p = (me + i) % W;
     auto [ptr, bytes] = payload(p);
-    char* dst = my_slot_at(p, k, me);  // my slot in p's buffer
+    char* dst = my_slot_at(p, d.call_no, me);  // my slot in p's buffer
     if (bytes) copy_bytes(dst + kPushHeaderBytes, ptr, bytes);
     std::memcpy(dst, &d, offsetof(Desc, flags));
-    g.signals().signal(p, kChArrive);
+    // Release: the payload and header above are visible to whoever sees the flag.
+    reinterpret_cast<std::atomic<uint64_t>*>(dst + kArrivalFlagAt)
+        ->store(d.call_no, std::memory_order_release);
   }
-  for (int i = 1; i < W; ++i) {
-    int p = (me + W - i) % W;
-    wait_from(p, kChArrive, what);
-    check_peer(d, slot_header(p), p, what);
-  }
+  for (int i = 1; i < W; ++i) g.signals().wake((me + i) % W);
 }
 
 template <class F>
-void CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage,
-                           std::string_view what) {
+CollTask CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F stage,
+                               std::string_view what) {
   if ((d.flags & kSrcInWs) && d.ws_need <= ws_cap_) {
     stage();
     d.flags |= kDataReady;
@@ -256,14 +286,12 @@ void CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage,
     d.flags |= kDataReady;
   }
   announce(d, extra, nextra);
-  signal_all(kChArrive);
+  arrive(d, [](int) { return std::pair<const void*, size_t>(nullptr, 0); });
+  co_await arrivals(d, what);
   uint64_t need = d.ws_need;
   bool all_ready = d.flags & kDataReady;
   for (int i = 1; i < W; ++i) {
-    int p = (me + W - i) % W;
-    wait_from(p, kChArrive, what);
-    const Desc& pd = peer_desc(p);
-    check_peer(d, pd, p, what);
+    const Desc& pd = peer_desc((me + W - i) % W);
     need = std::max<uint64_t>(need, pd.ws_need);
     all_ready = all_ready && (pd.flags & kDataReady);
   }
@@ -276,7 +304,7 @@ void CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F&& stage,
   }
   if (!all_ready) {
     signal_all(kChReady);
-    wait_all(kChReady, what);
+    co_await wait_all(kChReady, what);
   }
 }
 

@@ -90,18 +90,18 @@ TEST(CollPerf, DISABLED_AllReduceLatencyAndBandwidth) {
       double mc = time_op(g, [&] { std::memcpy(b.data(), a.data(), a.size()); });
       double one = time_op(g, [&] { all_reduce_(g, t, ReduceOp::sum, AllReduceAlgo::one_shot); });
       double two = time_op(g, [&] { all_reduce_(g, t, ReduceOp::sum, AllReduceAlgo::two_shot); });
-      double oop1 = time_op(g, [&] { all_reduce(g, in, out, ReduceOp::sum, AllReduceAlgo::one_shot); });
-      double oop2 = time_op(g, [&] { all_reduce(g, in, out, ReduceOp::sum, AllReduceAlgo::two_shot); });
+      double oop1 = time_op(g, [&] { all_reduce(g, out, in, ReduceOp::sum, AllReduceAlgo::one_shot); });
+      double oop2 = time_op(g, [&] { all_reduce(g, out, in, ReduceOp::sum, AllReduceAlgo::two_shot); });
       double autom = time_op(g, [&] { all_reduce_(g, t, ReduceOp::sum); });
       // What `symmflow bench collectives` times: symmetric in, regular out.
       Tensor reg = Tensor::empty({n}, DType::f32);
-      double r1 = time_op(g, [&] { all_reduce(g, in, reg, ReduceOp::sum, AllReduceAlgo::one_shot); });
-      double r2 = time_op(g, [&] { all_reduce(g, in, reg, ReduceOp::sum, AllReduceAlgo::two_shot); });
+      double r1 = time_op(g, [&] { all_reduce(g, reg, in, ReduceOp::sum, AllReduceAlgo::one_shot); });
+      double r2 = time_op(g, [&] { all_reduce(g, reg, in, ReduceOp::sum, AllReduceAlgo::two_shot); });
       auto gbps = [&](double us) { return double(bytes) / (us * 1e3); };
       // all_gather of `bytes` per rank into W x bytes; reduce_scatter of bytes into bytes / W.
       Tensor gat = symm::empty({n * g.size()}, DType::f32, g), rs = symm::empty({n / g.size()}, DType::f32, g);
-      double ag = time_op(g, [&] { all_gather(g, in, gat); });
-      double rsc = time_op(g, [&] { reduce_scatter(g, in, rs, ReduceOp::sum); });
+      double ag = time_op(g, [&] { all_gather(g, gat, in); });
+      double rsc = time_op(g, [&] { reduce_scatter(g, rs, in, ReduceOp::sum); });
       if (g.rank() == 0)
         std::printf("%9lld B  memcpy %8.2f us %6.2f GB/s | in place: one-shot %8.2f us %6.2f GB/s, "
                     "two-shot %8.2f us %6.2f GB/s, auto %8.2f us | out of place: one %8.2f us "

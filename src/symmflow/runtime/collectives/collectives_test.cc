@@ -21,7 +21,7 @@ namespace symmflow::dist {
 namespace {
 
 using runtime::testing::run_job;
-using detail::state;
+using detail::coll_state;
 
 const ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::avg, ReduceOp::max, ReduceOp::min,
                          ReduceOp::product};
@@ -133,13 +133,13 @@ void all_reduce_matrix() {
                 fill(in, [&](int64_t i) { return v(g.rank(), i); });
                 // Symmetric in and out: the fused two-shot; otherwise the classic one.
                 Tensor out = inplace ? in : make({n}, dt, out_sym);
-                auto res = inplace ? all_reduce_(g, in, op, algo) : all_reduce(g, in, out, op, algo);
+                auto res = inplace ? all_reduce_(g, in, op, algo) : all_reduce(g, out, in, op, algo);
                 std::string what = tag(dt, op, n, sym, fmt::format(" {} {}{}", algo_name(algo),
                                        inplace ? "in place" : out_sym ? "into symmetric out" : "into regular out",
                                        random ? " random" : "").c_str());
                 expect_same(out, want, "all_reduce " + what);
                 SF_CHECK(res.algo == algo, "{}: ran {}", what, algo_name(res.algo));
-                bool push = algo == AllReduceAlgo::one_shot && in.nbytes() <= state(g).push_max();
+                bool push = algo == AllReduceAlgo::one_shot && in.nbytes() <= coll_state(g).push_max();
                 // Two-shot out of place into a regular `out`: the reduced chunk goes
                 // through the workspace (peers read it there), one chunk is copied out.
                 const int me = g.rank();
@@ -268,12 +268,12 @@ TEST(Coll, ViewsAndStagedCopies) {
         fill(in, [&](int64_t i) { return v(g.rank(), i); });
         Tensor out2 = Tensor::empty({n, 2}, DType::f32);
         Tensor col = out2.as_strided({n}, {2}, 1);
-        all_reduce(g, in, col, ReduceOp::sum, algo);
+        all_reduce(g, col, in, ReduceOp::sum, algo);
         expect_same(col, want, fmt::format("strided out n={} {}", n, algo_name(algo)));
         // Non-symmetric contiguous one-shot pull: exactly one copy in.
-        if (algo == AllReduceAlgo::one_shot && n * 4 > int64_t(state(g).push_max())) {
+        if (algo == AllReduceAlgo::one_shot && n * 4 > int64_t(coll_state(g).push_max())) {
           Tensor o = Tensor::empty({n}, DType::f32);
-          res = all_reduce(g, in, o, ReduceOp::sum, algo);
+          res = all_reduce(g, o, in, ReduceOp::sum, algo);
           SF_CHECK(res.staged_bytes == uint64_t(4 * n), "pull staged {} bytes", res.staged_bytes);
         }
       }
@@ -282,7 +282,7 @@ TEST(Coll, ViewsAndStagedCopies) {
     fill(m, [&](int64_t i) { return double(i + 100 * g.rank()); });
     Tensor mt = m.as_strided({6, 8}, {1, 6}, 0);
     Tensor gathered = Tensor::empty({W * 6, 8}, DType::f32);
-    all_gather(g, mt, gathered);
+    all_gather(g, gathered, mt);
     for (int p = 0; p < W; ++p)
       for (int64_t i = 0; i < 48; ++i) {
         int64_t a = i / 8, b = i % 8;  // mt[a][b] = m[b][a] = b*6+a + 100p
@@ -307,7 +307,7 @@ void data_collectives() {
         fill(in, [&](int64_t i) { return value(me, i, ReduceOp::sum, false); });
         for (bool out_sym : {false, true}) {
           Tensor out = make({W * n}, dt, out_sym);
-          auto res = all_gather(g, in, out);
+          auto res = all_gather(g, out, in);
           Tensor want = Tensor::empty({W * n}, dt);
           fill(want, [&](int64_t i) { return value(int(i / std::max<int64_t>(n, 1)), i % std::max<int64_t>(n, 1), ReduceOp::sum, false); });
           expect_same(out, want, "all_gather " + tag(dt, ReduceOp::sum, n, sym));
@@ -317,7 +317,7 @@ void data_collectives() {
         Tensor whole = make({W * n}, dt, sym);
         Tensor chunk = whole.as_strided({n}, {1}, me * n);
         fill(chunk, [&](int64_t i) { return value(me, i, ReduceOp::sum, false); });
-        all_gather(g, chunk, whole);
+        all_gather(g, whole, chunk);
         Tensor want = Tensor::empty({W * n}, dt);
         fill(want, [&](int64_t i) { return value(int(i / std::max<int64_t>(n, 1)), i % std::max<int64_t>(n, 1), ReduceOp::sum, false); });
         expect_same(whole, want, "all_gather in place " + tag(dt, ReduceOp::sum, n, sym));
@@ -328,7 +328,7 @@ void data_collectives() {
           Tensor in = make({W * m}, dt, sym);
           fill(in, [&](int64_t i) { return value(me, i, op, false); });
           Tensor out = Tensor::empty({m}, dt);
-          reduce_scatter(g, in, out, op);
+          reduce_scatter(g, out, in, op);
           Tensor want = Tensor::empty({m}, dt);
           ref_reduce(want, op, W, [&](int r, int64_t i) { return value(r, me * m + i, op, false); });
           expect_same(out, want, "reduce_scatter " + tag(dt, op, m, sym));
@@ -359,7 +359,7 @@ void data_collectives() {
         // Row r of rank p encodes (p, r).
         fill(in, [&](int64_t i) { return double(me * 64 + (i / cols) * 4 + i % cols % 4); });
         Tensor out = Tensor::empty({out_rows, cols}, dt);
-        all_to_all_single(g, in, out, outs, ins);
+        all_to_all_single(g, out, in, outs, ins);
         Tensor want = Tensor::empty({out_rows, cols}, dt);
         int64_t row = 0;
         for (int p = 0; p < W; ++p) {
@@ -373,7 +373,7 @@ void data_collectives() {
         // Equal splits (empty spans).
         Tensor ein = make({W * 2, cols}, dt, sym), eout = Tensor::empty({W * 2, cols}, dt);
         fill(ein, [&](int64_t i) { return double(me * 10 + i / cols); });
-        all_to_all_single(g, ein, eout, {}, {});
+        all_to_all_single(g, eout, ein, {}, {});
         Tensor ewant = Tensor::empty({W * 2, cols}, dt);
         fill(ewant, [&](int64_t i) { int64_t r = i / cols; return double((r / 2) * 10 + me * 2 + r % 2); });
         expect_same(eout, ewant, "all_to_all equal splits");
@@ -402,7 +402,7 @@ void data_collectives() {
           } else {
             SF_CHECK(outm.data<float>()[tc + 4] == -5.0f, "non-root out_tile written");
           }
-          if (sym && tr * tc * 4 > int64_t(state(g).push_max()))
+          if (sym && tr * tc * 4 > int64_t(coll_state(g).push_max()))
             SF_CHECK(!res.staged, "symmetric strided tile read in place, staged {}", res.staged_bytes);
         }
 }
@@ -423,7 +423,7 @@ TEST(Coll, SingleRankAndSubgroups) {
       for (int64_t i = 0; i < 1000; ++i) SF_CHECK(float(t.data<BFloat16>()[i]) == float(i % 7), "W=1 at {}", i);
     }
     Tensor o = Tensor::empty({4});
-    all_gather(g, symm::empty({4}), o);
+    all_gather(g, o, symm::empty({4}));
     broadcast_(g, o, 0);
     return 0;
   });
@@ -456,10 +456,10 @@ TEST(Coll, ZeroSizeTensors) {
     Tensor e = symm::empty({0}, DType::f32), f = Tensor::empty({0}, DType::f32);
     for (auto algo : {AllReduceAlgo::one_shot, AllReduceAlgo::two_shot}) {
       all_reduce_(g, e, ReduceOp::sum, algo);
-      all_reduce(g, f, e, ReduceOp::max, algo);
+      all_reduce(g, e, f, ReduceOp::max, algo);
     }
-    all_gather(g, f, e);
-    reduce_scatter(g, e, f, ReduceOp::sum);
+    all_gather(g, e, f);
+    reduce_scatter(g, f, e, ReduceOp::sum);
     broadcast_(g, f, 2);
     all_to_all_single(g, Tensor::empty({0, 4}), Tensor::empty({0, 4}), {}, {});
     tile_reduce(g, Tensor::empty({0, 3}), Tensor::empty({0, 3}), 1, ReduceOp::sum);
@@ -482,15 +482,15 @@ TEST(Coll, LocalArgumentErrors) {
       fail("expected an error containing '{}'", needle);
     };
     Tensor a = symm::empty({10}, DType::f32);
-    expect_error([&] { all_reduce(g, a, Tensor::empty({11}), ReduceOp::sum); }, "expected `out` of in's type");
-    expect_error([&] { all_reduce(g, a, Tensor::empty({10}, DType::f64), ReduceOp::sum); }, "expected `out`");
+    expect_error([&] { all_reduce(g, Tensor::empty({11}), a, ReduceOp::sum); }, "expected `out` of in's type");
+    expect_error([&] { all_reduce(g, Tensor::empty({10}, DType::f64), a, ReduceOp::sum); }, "expected `out`");
     Tensor b = symm::empty({20}, DType::f32);
-    expect_error([&] { all_reduce(g, b.as_strided({10}, {1}, 0), b.as_strided({10}, {1}, 5), ReduceOp::sum); }, "overlaps");
-    expect_error([&] { all_gather(g, a, Tensor::empty({10})); }, "2 x 10 = 20 elements");
-    expect_error([&] { reduce_scatter(g, Tensor::empty({9}), Tensor::empty({4}), ReduceOp::sum); }, "2 equal chunks");
+    expect_error([&] { all_reduce(g, b.as_strided({10}, {1}, 5), b.as_strided({10}, {1}, 0), ReduceOp::sum); }, "overlaps");
+    expect_error([&] { all_gather(g, Tensor::empty({10}), a); }, "2 x 10 = 20 elements");
+    expect_error([&] { reduce_scatter(g, Tensor::empty({4}), Tensor::empty({9}), ReduceOp::sum); }, "2 equal chunks");
     expect_error([&] { broadcast_(g, a, 2); }, "src 2 is not a rank");
     std::vector<int64_t> bad = {1, 1};
-    expect_error([&] { all_to_all_single(g, Tensor::empty({3, 2}), Tensor::empty({2, 2}), {}, bad); }, "in_splits sums to 2");
+    expect_error([&] { all_to_all_single(g, Tensor::empty({2, 2}), Tensor::empty({3, 2}), {}, bad); }, "in_splits sums to 2");
     // The group still works after local errors (nothing was announced).
     all_reduce_(g, a, ReduceOp::sum);
     return 0;
@@ -568,8 +568,8 @@ TEST(Coll, TenThousandMixedCallsKeepMemoryFlat) {
     for (int i = 0; i < 10000; ++i) {
       switch (i % 6) {
         case 0: all_reduce_(g, a, ReduceOp::sum); break;
-        case 1: all_gather(g, a, gat); break;
-        case 2: reduce_scatter(g, a, rs, ReduceOp::max); break;
+        case 1: all_gather(g, gat, a); break;
+        case 2: reduce_scatter(g, rs, a, ReduceOp::max); break;
         case 3: broadcast_(g, a, i % W); break;
         case 4: if (i % 60 == 4) all_reduce_(g, big, ReduceOp::sum, AllReduceAlgo::two_shot); break;
         case 5: if (i % 60 == 5) all_reduce_(g, reg, ReduceOp::avg, AllReduceAlgo::one_shot); break;

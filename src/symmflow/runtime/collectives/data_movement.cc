@@ -3,7 +3,7 @@
 #include <numeric>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/collectives/coll_state.h"
+#include "symmflow/runtime/collectives/coll_queue.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 
 namespace symmflow::dist {
@@ -34,9 +34,8 @@ void finish_output(const Tensor& t, const char* bytes, CollectiveResult& r) {
 }
 
 // Announces my input for a pull: in place when peer-readable, else staged.
-template <class F>
-void pull_source(CollState& st, Desc& d, const Tensor& in, const int64_t* extra, int nextra,
-                 CollectiveResult& r, F&& also_stage, std::string_view what) {
+CollTask pull_source(CollState& st, Desc& d, const Tensor& in, const int64_t* extra, int nextra,
+                     CollectiveResult& r, std::string_view what) {
   const int64_t off = st.heap_offset(in);
   if (off >= 0) {
     d.src_off = uint64_t(off);
@@ -44,10 +43,9 @@ void pull_source(CollState& st, Desc& d, const Tensor& in, const int64_t* extra,
     d.flags |= kSrcInWs;
     d.ws_need = std::max<uint64_t>(d.ws_need, in.nbytes());
   }
-  st.pull_begin(d, extra, nextra, [&] {
+  co_await st.pull_begin(d, extra, nextra, [&] {
     pack(in, st.ws_local());
     count_staged(r, in.nbytes());
-    also_stage();
   }, what);
 }
 
@@ -56,9 +54,33 @@ bool same_view_or_disjoint(const Tensor& a, const Tensor& b) {
   return !overlaps(a, b);
 }
 
-}  // namespace
+CollTask all_gather_task(CollState& st, Tensor out, Tensor in, CollectiveResult& r) {
+  const char* what = "all_gather";
+  const int W = st.W, me = st.me;
+  const size_t bytes = in.nbytes();
+  char* dst = output_bytes(out, st.output_scratch);
+  if (bytes <= st.push_max()) {
+    Desc d = st.begin(Kind::all_gather, Proto::push, in.dtype(), -1, -1, in.numel(), 0);
+    const char* mine = contiguous_bytes(in, st.input_scratch, r);
+    co_await st.push_exchange(d, [&](int) { return Payload(mine, bytes); }, what);
+    for (int p = 0; p < W; ++p) {
+      const char* src = p == me ? mine : st.slot(p);
+      if (src != dst + p * bytes && bytes) copy_bytes(dst + p * bytes, src, bytes);
+    }
+  } else {
+    Desc d = st.begin(Kind::all_gather, Proto::pull, in.dtype(), -1, -1, in.numel(), 0);
+    co_await pull_source(st, d, in, nullptr, 0, r, what);
+    for (int i = 1; i < W; ++i) {
+      const int p = (me + i) % W;
+      copy_out(dst + p * bytes, st.peer_src(p), bytes);
+    }
+    pack(in, dst + me * bytes);  // my own chunk straight from `in` (no-op if in place)
+    co_await st.pull_end(what);
+  }
+  finish_output(out, dst, r);
+}
 
-CollectiveResult all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out) {
+std::shared_ptr<CollWork> start_all_gather(ProcessGroup& g, const Tensor& out, const Tensor& in) {
   const char* what = "all_gather";
   check_data(in, what, "in");
   check_data(out, what, "out");
@@ -73,33 +95,34 @@ CollectiveResult all_gather(ProcessGroup& g, const Tensor& in, const Tensor& out
   SF_CHECK(in_is_my_chunk || !overlaps(in, out),
            "all_gather: `out` {} overlaps `in` {} (only in == out's chunk {} is allowed)",
            out.type_string(), in.type_string(), me);
-  if (g.spans_nodes()) return hier_all_gather(g, in, out);
-  CollState& st = state(g);
-  CollectiveResult r;
-  char* dst = output_bytes(out, st.scratch2);
-  if (bytes <= st.push_max()) {
-    Desc d = st.begin(Kind::all_gather, Proto::push, in.dtype(), -1, -1, in.numel(), 0);
-    const char* mine = contiguous_bytes(in, st.scratch, r);
-    st.push_exchange(d, [&](int) { return Payload(mine, bytes); }, what);
-    for (int p = 0; p < W; ++p) {
-      const char* src = p == me ? mine : st.slot(p);
-      if (src != dst + p * bytes && bytes) copy_bytes(dst + p * bytes, src, bytes);
-    }
-  } else {
-    Desc d = st.begin(Kind::all_gather, Proto::pull, in.dtype(), -1, -1, in.numel(), 0);
-    pull_source(st, d, in, nullptr, 0, r, [] {}, what);
-    for (int i = 1; i < W; ++i) {
-      const int p = (me + i) % W;
-      copy_out(dst + p * bytes, st.peer_src(p), bytes);
-    }
-    pack(in, dst + me * bytes);  // my own chunk straight from `in` (no-op if in place)
-    st.pull_end(what);
-  }
-  finish_output(out, dst, r);
-  return r;
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_gather(g, in, out); });
+  CollState& st = coll_state(g);
+  return start(g, st, what, [&](CollWork& w) { return all_gather_task(st, out, in, w.result); });
 }
 
-CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor& out, ReduceOp op) {
+CollTask reduce_scatter_task(CollState& st, Tensor out, Tensor in, ReduceOp op, CollectiveResult& r) {
+  const char* what = "reduce_scatter";
+  const int W = st.W, me = st.me;
+  const int64_t m = out.numel();
+  const size_t cbytes = out.nbytes();
+  char* dst = output_bytes(out, st.output_scratch);
+  if (cbytes <= st.push_max()) {
+    Desc d = st.begin(Kind::reduce_scatter, Proto::push, in.dtype(), int(op), -1, in.numel(), 0);
+    const char* mine = contiguous_bytes(in, st.input_scratch, r);
+    co_await st.push_exchange(d, [&](int p) { return Payload(mine + p * cbytes, cbytes); }, what);
+    for (int j = 0; j < W; ++j) st.ptrs[j] = j == me ? mine + me * cbytes : st.slot(j);
+  } else {
+    Desc d = st.begin(Kind::reduce_scatter, Proto::pull, in.dtype(), int(op), -1, in.numel(), 0);
+    co_await pull_source(st, d, in, nullptr, 0, r, what);
+    for (int j = 0; j < W; ++j) st.ptrs[j] = st.peer_src(j) + me * cbytes;
+  }
+  reduce_kernel(in.dtype(), op, W, st.ptrs.data(), dst, size_t(m));
+  if (cbytes > st.push_max()) co_await st.pull_end(what);
+  finish_output(out, dst, r);
+}
+
+std::shared_ptr<CollWork> start_reduce_scatter(ProcessGroup& g, const Tensor& out, const Tensor& in,
+                                               ReduceOp op) {
   const char* what = "reduce_scatter";
   check_data(in, what, "in");
   check_data(out, what, "out");
@@ -112,31 +135,41 @@ CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& in, const Tensor&
            in.numel() / W, dtype_name(in.dtype()), out.type_string());
   SF_CHECK(!overlaps(in, out), "reduce_scatter: `out` {} overlaps `in` {}", out.type_string(),
            in.type_string());
-  if (g.spans_nodes()) return hier_reduce_scatter(g, in, out, op);
-  CollState& st = state(g);
-  CollectiveResult r;
-  const int64_t m = out.numel();
-  const size_t cbytes = out.nbytes();
-  char* dst = output_bytes(out, st.scratch2);
-  if (cbytes <= st.push_max()) {
-    Desc d = st.begin(Kind::reduce_scatter, Proto::push, in.dtype(), int(op), -1, in.numel(), 0);
-    const char* mine = contiguous_bytes(in, st.scratch, r);
-    st.push_exchange(d, [&](int p) { return Payload(mine + p * cbytes, cbytes); }, what);
-    for (int j = 0; j < W; ++j) st.ptrs[j] = j == me ? mine + me * cbytes : st.slot(j);
-  } else {
-    Desc d = st.begin(Kind::reduce_scatter, Proto::pull, in.dtype(), int(op), -1, in.numel(), 0);
-    pull_source(st, d, in, nullptr, 0, r, [] {}, what);
-    for (int j = 0; j < W; ++j) st.ptrs[j] = st.peer_src(j) + me * cbytes;
-  }
-  reduce_kernel(in.dtype(), op, W, st.ptrs.data(), dst, size_t(m));
-  if (cbytes > st.push_max()) st.pull_end(what);
-  finish_output(out, dst, r);
-  return r;
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_reduce_scatter(g, in, out, op); });
+  CollState& st = coll_state(g);
+  return start(g, st, what, [&](CollWork& w) { return reduce_scatter_task(st, out, in, op, w.result); });
 }
 
-CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tensor& out,
-                                   std::span<const int64_t> out_splits,
-                                   std::span<const int64_t> in_splits) {
+// Rows (dim-0 slices) of `in` go to rank j (ins[j] of them); `out` receives
+// outs[p] rows from rank p, in rank order.
+CollTask all_to_all_task(CollState& st, Tensor out, Tensor in, std::vector<int64_t> outs,
+                         std::vector<int64_t> ins, int64_t row, CollectiveResult& r) {
+  const char* what = "all_to_all_single";
+  const int W = st.W, me = st.me;
+  const size_t row_bytes = size_t(row) * in.itemsize();
+  // Always pull: the per-peer sizes differ between ranks, so no rank could pick
+  // a size-dependent protocol that all ranks agree on without an exchange first.
+  Desc d = st.begin(Kind::all_to_all, Proto::pull, in.dtype(), -1, -1, row, 0);
+  co_await pull_source(st, d, in, ins.data(), W, r, what);
+  char* dst = output_bytes(out, st.output_scratch);
+  int64_t out_row = 0;
+  for (int p = 0; p < W; ++p) {
+    const int64_t* ps = st.peer_extra(p);
+    SF_CHECK(ps[me] == outs[p], "all_to_all_single: rank {} sends {} rows to rank {}, which expects "
+             "{} (its out_splits[{}])", p, ps[me], me, outs[p], p);
+    int64_t from_row = 0;
+    for (int j = 0; j < me; ++j) from_row += ps[j];
+    if (outs[p]) copy_bytes(dst + out_row * row_bytes, st.peer_src(p) + from_row * row_bytes,
+                             size_t(outs[p]) * row_bytes);
+    out_row += outs[p];
+  }
+  co_await st.pull_end(what);
+  finish_output(out, dst, r);
+}
+
+std::shared_ptr<CollWork> start_all_to_all_single(ProcessGroup& g, const Tensor& out, const Tensor& in,
+                                                  std::span<const int64_t> out_splits,
+                                                  std::span<const int64_t> in_splits) {
   const char* what = "all_to_all_single";
   check_data(in, what, "in");
   check_data(out, what, "out");
@@ -174,61 +207,45 @@ CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& in, const Tens
   };
   const std::vector<int64_t> ins = resolve(in_splits, in, "in_splits");
   const std::vector<int64_t> outs = resolve(out_splits, out, "out_splits");
-  if (g.spans_nodes()) return hier_all_to_all(g, in, out, outs, ins);
-  CollState& st = state(g);
-  const size_t row_bytes = size_t(row) * in.itemsize();
-  CollectiveResult r;
-  // Always pull: the per-peer sizes differ between ranks, so no rank could pick
-  // a size-dependent protocol that all ranks agree on without an exchange first.
-  Desc d = st.begin(Kind::all_to_all, Proto::pull, in.dtype(), -1, -1, row, 0);
-  pull_source(st, d, in, ins.data(), W, r, [] {}, what);
-  char* dst = output_bytes(out, st.scratch2);
-  int64_t out_row = 0;
-  for (int p = 0; p < W; ++p) {
-    const int64_t* ps = st.peer_extra(p);
-    SF_CHECK(ps[me] == outs[p], "all_to_all_single: rank {} sends {} rows to rank {}, which expects "
-             "{} (its out_splits[{}])", p, ps[me], me, outs[p], p);
-    int64_t from_row = 0;
-    for (int j = 0; j < me; ++j) from_row += ps[j];
-    if (outs[p]) copy_bytes(dst + out_row * row_bytes, st.peer_src(p) + from_row * row_bytes,
-                             size_t(outs[p]) * row_bytes);
-    out_row += outs[p];
-  }
-  st.pull_end(what);
-  finish_output(out, dst, r);
-  return r;
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_to_all(g, in, out, outs, ins); });
+  CollState& st = coll_state(g);
+  return start(g, st, what, [&](CollWork& w) {
+    return all_to_all_task(st, out, in, outs, ins, row, w.result);
+  });
 }
 
-CollectiveResult broadcast_(ProcessGroup& g, const Tensor& t, int src) {
+CollTask broadcast_task(CollState& st, Tensor t, int src, CollectiveResult& r) {
   const char* what = "broadcast_";
-  check_data(t, what, "t");
-  const int W = g.size(), me = g.rank();
-  SF_CHECK(src >= 0 && src < W, "broadcast_: src {} is not a rank of group '{}' (size {})", src,
-           g.name(), W);
-  if (g.spans_nodes()) return hier_broadcast(g, t, src);
-  CollState& st = state(g);
+  const int me = st.me;
   const size_t bytes = t.nbytes();
-  CollectiveResult r;
   if (bytes <= st.push_max()) {
     Desc d = st.begin(Kind::broadcast, Proto::push, t.dtype(), -1, src, t.numel(), 0);
-    const char* mine = me == src ? contiguous_bytes(t, st.scratch, r) : nullptr;
-    st.push_exchange(d, [&](int) { return me == src ? Payload(mine, bytes) : Payload(nullptr, 0); },
-                     what);
+    const char* mine = me == src ? contiguous_bytes(t, st.input_scratch, r) : nullptr;
+    co_await st.push_exchange(d, [&](int) { return me == src ? Payload(mine, bytes) : Payload(nullptr, 0); },
+                              what);
     if (me != src) unpack(st.slot(src), t);
   } else {
     Desc d = st.begin(Kind::broadcast, Proto::pull, t.dtype(), -1, src, t.numel(), 0);
     if (me == src) {
-      pull_source(st, d, t, nullptr, 0, r, [] {}, what);
+      co_await pull_source(st, d, t, nullptr, 0, r, what);
     } else {
-      st.pull_begin(d, nullptr, 0, [] {}, what);
+      co_await st.pull_begin(d, nullptr, 0, [] {}, what);
       unpack(st.peer_src(src), t);
     }
-    st.pull_end(what);
+    co_await st.pull_end(what);
   }
-  return r;
 }
 
-namespace {
+std::shared_ptr<CollWork> start_broadcast(ProcessGroup& g, const Tensor& t, int src) {
+  const char* what = "broadcast_";
+  check_data(t, what, "t");
+  const int W = g.size();
+  SF_CHECK(src >= 0 && src < W, "broadcast_: src {} is not a rank of group '{}' (size {})", src,
+           g.name(), W);
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_broadcast(g, t, src); });
+  CollState& st = coll_state(g);
+  return start(g, st, what, [&](CollWork& w) { return broadcast_task(st, t, src, w.result); });
+}
 
 // A tile as rows of contiguous elements: 2-D with unit inner stride, or any
 // contiguous tensor (one row unless 2-D). `direct` says whether it can be
@@ -252,35 +269,15 @@ Rows rows_of(const Tensor& t) {
   return g;
 }
 
-}  // namespace
-
-CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile,
-                             int root, ReduceOp op) {
+CollTask tile_reduce_task(CollState& st, Tensor in_tile, Tensor out_tile, Rows in, Rows out, int root,
+                          ReduceOp op, CollectiveResult& r) {
   const char* what = "tile_reduce";
-  check_data(in_tile, what, "in_tile");
-  check_reducible(in_tile.dtype(), op, what);
-  const int W = g.size(), me = g.rank();
-  SF_CHECK(root >= 0 && root < W, "tile_reduce: root {} is not a rank of group '{}' (size {})", root,
-           g.name(), W);
-  const Rows in = rows_of(in_tile);
-  Rows out;
-  if (me == root) {
-    check_data(out_tile, what, "out_tile");
-    SF_CHECK(out_tile.dtype() == in_tile.dtype() && out_tile.sizes() == in_tile.sizes(),
-             "tile_reduce: expected `out_tile` of in_tile's type {}, got {}", in_tile.type_string(),
-             out_tile.type_string());
-    SF_CHECK(same_view_or_disjoint(in_tile, out_tile), "tile_reduce: `out_tile` {} overlaps "
-             "`in_tile` {} without being the same view", out_tile.type_string(), in_tile.type_string());
-    out = rows_of(out_tile);
-  }
-  if (g.spans_nodes()) return hier_tile_reduce(g, in_tile, out_tile, root, op);
-  CollState& st = state(g);
+  const int W = st.W, me = st.me;
   const size_t isz = in_tile.itemsize(), bytes = in_tile.nbytes();
-  CollectiveResult r;
   // My own tile, as rows (in place, or packed aside).
   auto own_rows = [&]() -> std::pair<const char*, int64_t> {
     if (in.direct) return {static_cast<const char*>(in_tile.data_ptr()), in.pitch};
-    void* p = st.scratch.get(bytes);
+    void* p = st.input_scratch.get(bytes);
     pack(in_tile, p);
     count_staged(r, bytes);
     return {static_cast<const char*>(p), in.cols};
@@ -288,7 +285,7 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
   // Root: fold rows in rank order; src(j) gives rank j's tile base and pitch.
   auto reduce_rows = [&](auto&& src) {
     const bool direct = out.direct;
-    char* dst = direct ? static_cast<char*>(out_tile.data_ptr()) : static_cast<char*>(st.scratch2.get(bytes));
+    char* dst = direct ? static_cast<char*>(out_tile.data_ptr()) : static_cast<char*>(st.output_scratch.get(bytes));
     const int64_t dpitch = direct ? out.pitch : in.cols;
     std::vector<std::pair<const char*, int64_t>> base(static_cast<size_t>(W));
     for (int j = 0; j < W; ++j) base[j] = src(j);
@@ -308,12 +305,12 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
       if (in.direct && in.pitch == in.cols) {
         packed = static_cast<const char*>(in_tile.data_ptr());
       } else {
-        packed = static_cast<const char*>(st.scratch.get(bytes));
+        packed = static_cast<const char*>(st.input_scratch.get(bytes));
         pack(in_tile, const_cast<char*>(packed));
         count_staged(r, bytes);
       }
     }
-    st.push_exchange(d, [&](int p) {
+    co_await st.push_exchange(d, [&](int p) {
       return p == root && me != root ? Payload(packed, bytes) : Payload(nullptr, 0);
     }, what);
     if (me == root) {
@@ -333,7 +330,7 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
         d.pitch = in.cols;
       }
     }
-    st.pull_begin(d, nullptr, 0, [&] {
+    co_await st.pull_begin(d, nullptr, 0, [&] {
       pack(in_tile, st.ws_local());
       count_staged(r, bytes);
     }, what);
@@ -343,9 +340,74 @@ CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tenso
         return j == me ? own : std::pair<const char*, int64_t>(st.peer_src(j), st.peer_desc(j).pitch);
       });
     }
-    st.pull_end(what);
+    co_await st.pull_end(what);
   }
-  return r;
+}
+
+std::shared_ptr<CollWork> start_tile_reduce(ProcessGroup& g, const Tensor& in_tile,
+                                            const Tensor& out_tile, int root, ReduceOp op) {
+  const char* what = "tile_reduce";
+  check_data(in_tile, what, "in_tile");
+  check_reducible(in_tile.dtype(), op, what);
+  const int W = g.size(), me = g.rank();
+  SF_CHECK(root >= 0 && root < W, "tile_reduce: root {} is not a rank of group '{}' (size {})", root,
+           g.name(), W);
+  const Rows in = rows_of(in_tile);
+  Rows out;
+  if (me == root) {
+    check_data(out_tile, what, "out_tile");
+    SF_CHECK(out_tile.dtype() == in_tile.dtype() && out_tile.sizes() == in_tile.sizes(),
+             "tile_reduce: expected `out_tile` of in_tile's type {}, got {}", in_tile.type_string(),
+             out_tile.type_string());
+    SF_CHECK(same_view_or_disjoint(in_tile, out_tile), "tile_reduce: `out_tile` {} overlaps "
+             "`in_tile` {} without being the same view", out_tile.type_string(), in_tile.type_string());
+    out = rows_of(out_tile);
+  }
+  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_tile_reduce(g, in_tile, out_tile, root, op); });
+  CollState& st = coll_state(g);
+  return start(g, st, what, [&](CollWork& w) {
+    return tile_reduce_task(st, in_tile, out_tile, in, out, root, op, w.result);
+  });
+}
+
+}  // namespace
+
+CollectiveResult all_gather(ProcessGroup& g, const Tensor& out, const Tensor& in) {
+  return finish(start_all_gather(g, out, in));
+}
+Work iall_gather(ProcessGroup& g, const Tensor& out, const Tensor& in) {
+  return Work(start_all_gather(g, out, in));
+}
+
+CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op) {
+  return finish(start_reduce_scatter(g, out, in, op));
+}
+Work ireduce_scatter(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op) {
+  return Work(start_reduce_scatter(g, out, in, op));
+}
+
+CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& out, const Tensor& in,
+                                   std::span<const int64_t> out_splits,
+                                   std::span<const int64_t> in_splits) {
+  return finish(start_all_to_all_single(g, out, in, out_splits, in_splits));
+}
+Work iall_to_all_single(ProcessGroup& g, const Tensor& out, const Tensor& in,
+                        std::span<const int64_t> out_splits, std::span<const int64_t> in_splits) {
+  return Work(start_all_to_all_single(g, out, in, out_splits, in_splits));
+}
+
+CollectiveResult broadcast_(ProcessGroup& g, const Tensor& t, int src) {
+  return finish(start_broadcast(g, t, src));
+}
+Work ibroadcast_(ProcessGroup& g, const Tensor& t, int src) { return Work(start_broadcast(g, t, src)); }
+
+CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile, int root,
+                             ReduceOp op) {
+  return finish(start_tile_reduce(g, in_tile, out_tile, root, op));
+}
+Work itile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile, int root,
+                  ReduceOp op) {
+  return Work(start_tile_reduce(g, in_tile, out_tile, root, op));
 }
 
 }  // namespace symmflow::dist

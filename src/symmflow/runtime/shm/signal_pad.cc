@@ -24,6 +24,18 @@ void SignalPad::wait_signal_slow(int from, int channel, uint64_t expected, std::
                      });
 }
 
+void SignalPad::wait_word(const std::atomic<uint64_t>& word, uint64_t expected, int from,
+                          std::string_view what, std::string_view label,
+                          runtime::FnRef<bool()> also) {
+  if (word.load(std::memory_order_acquire) >= expected || also()) return;
+  runtime::WaitSite site{"wait_signal", what, group_, rank_, from};
+  runtime::wait_slow([&] { return word.load(std::memory_order_acquire) >= expected || also(); },
+                     seg_->wake(rank_), site, liveness_, [&] {
+                       return fmt::format("{}, expected sequence >= {}, saw {}", label, expected,
+                                          word.load());
+                     });
+}
+
 void SignalPad::barrier(std::string_view what) {
   ++barriers_;
   // Round k: signal rank+2^k, wait for rank-2^k. For a fixed receiver the

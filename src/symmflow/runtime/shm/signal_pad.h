@@ -75,6 +75,20 @@ class SignalPad {
   uint64_t received(int from, int channel) const {
     return seg_->slot(rank_, from, channel)->load(std::memory_order_acquire);
   }
+  // The word `from` signals me on `channel` (for waits driven by a caller, e.g.
+  // a collective's coroutine: collectives/coll_task.h).
+  const std::atomic<uint64_t>& incoming(int from, int channel) const {
+    check(from, channel);
+    return *seg_->slot(rank_, from, channel);
+  }
+  // Wakes `peer` if it sleeps: after publishing, with release order, a word
+  // other than a signal that the peer may wait for in wait_word().
+  void wake(int peer) { runtime::notify(seg_->wake(peer)); }
+  // Blocks until `word` (in this group's shared memory, written by `from`) is
+  // >= expected or `also()` is true, with wait_signal's deadline, liveness
+  // checks and messages; `label` names the word ("channel 4 (DONE)").
+  void wait_word(const std::atomic<uint64_t>& word, uint64_t expected, int from,
+                 std::string_view what, std::string_view label, runtime::FnRef<bool()> also);
   // How many signals I sent `to` on `channel`.
   uint64_t sent(int to, int channel) const {
     return seg_->slot(to, rank_, channel)->load(std::memory_order_relaxed);

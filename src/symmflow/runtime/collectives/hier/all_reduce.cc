@@ -141,7 +141,7 @@ void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, Redu
     net_wait_all(net, recvs, site_of(g, what, -1), h.live());
     if (st) st->signal_all(kChPhase);
   } else {
-    st->wait_from(0, kChPhase, what);
+    st->run(st->wait_from(0, kChPhase, what));
   }
   std::vector<const void*> ptrs(static_cast<size_t>(W));
   for (int p = 0; p < W; ++p)
@@ -156,7 +156,7 @@ void one_shot_all_reduce(HierState& h, const Tensor& in, const Tensor& out, Redu
   char* dst = aside ? static_cast<char*>(h.result.get(bytes)) : static_cast<char*>(out.data_ptr());
   reduce_kernel(in.dtype(), op, W, ptrs.data(), dst, size_t(in.numel()));
   if (leader) net_wait_all(net, sends, site_of(g, what, -1), h.live());
-  if (st) st->pull_end(what);
+  if (st) st->run(st->pull_end(what));
   if (aside) {
     unpack(dst, out);
     if (!out.is_contiguous()) count_staged(r, bytes);

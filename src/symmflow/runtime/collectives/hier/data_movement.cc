@@ -168,7 +168,7 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
     count_staged(r, lin_t.nbytes());
   }
   if (nd.size() > 1) {
-    absorb(r, all_to_all_single(nd, lin_t, lout_t, lout, lin));
+    absorb(r, all_to_all_single(nd, lout_t, lin_t, lout, lin));
   } else if (lout_t.nbytes()) {
     copy_bytes(lout_t.data_ptr(), lin_t.data_ptr(), lout_t.nbytes());
   }

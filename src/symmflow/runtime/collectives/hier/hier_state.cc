@@ -105,7 +105,7 @@ CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& o
                       bool leader_input_shared) {
   ProcessGroup& nd = h.g.node_group();
   if (nd.size() == 1) return nullptr;
-  CollState& st = state(nd);
+  CollState& st = coll_state(nd);
   Desc d = st.begin(kind, Proto::pull, in.dtype(), op, -1, in.numel(), /*aux: hierarchical*/ 1);
   const bool leader = nd.rank() == 0;
   size_t src_ws = 0;  // where a staged input goes in my workspace
@@ -129,10 +129,10 @@ CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& o
       d.ws_need = src_ws + in.nbytes();
     }
   }
-  st.pull_begin(d, nullptr, 0, [&] {
+  st.run(st.pull_begin(d, nullptr, 0, [&] {
     pack(in, st.ws_local() + src_ws);
     count_staged(r, in.nbytes());
-  }, what);
+  }, what));
   return &st;
 }
 

@@ -1,0 +1,69 @@
+// The calls of a group in flight, in issue order. Every collective, blocking
+// or not, is a CollWork in its group's queue: the front one runs (its
+// coroutine resumes whenever the word it waits for arrived), the others wait
+// their turn, because consecutive calls share the group's slots, counters and
+// workspace and every rank runs them in the same order.
+//
+// Who resumes: Work::wait() / is_completed() of any call of the group, the
+// start of a later call, and a P2P wait of the group (progress.h). A blocking
+// collective is start + wait, with nothing else in between.
+#pragma once
+#include <memory>
+
+#include "symmflow/runtime/collectives/coll_state.h"
+#include "symmflow/runtime/progress.h"
+#include "symmflow/runtime/work.h"
+
+namespace symmflow::dist::detail {
+
+class CollWork final : public WorkImpl {
+ public:
+  // st == nullptr: a call that completed at start (groups spanning nodes).
+  CollWork(ProcessGroup& g, CollState* st) : g_(g), st_(st) {}
+  bool test() override;
+  void block() override;
+
+  CollTask task;             // the algorithm, not started before it reaches the front
+  CollectiveResult result;   // what it copied and which algorithm ran (set by the algorithm)
+  bool started = false, done = false;
+  const char* name = "collective";
+
+ private:
+  friend void abandon_queue(CollState& st);
+  ProcessGroup& g_;
+  CollState* st_;
+};
+
+// Queues the call whose algorithm `make(work)` returns and runs it as far as it
+// goes without waiting (at once when nothing is ahead of it).
+template <class Make>
+std::shared_ptr<CollWork> start(ProcessGroup& g, CollState& st, const char* name, Make&& make) {
+  auto w = std::make_shared<CollWork>(g, &st);
+  w->name = name;
+  w->task = make(*w);
+  st.queue.push_back(w);
+  coll_progress(g);
+  return w;
+}
+
+// A call of a group spanning nodes: the hierarchical algorithms are blocking
+// code, so it runs to completion here and its Work is complete at once.
+template <class Run>
+std::shared_ptr<CollWork> run_now(ProcessGroup& g, const char* name, Run&& run) {
+  auto w = std::make_shared<CollWork>(g, nullptr);
+  w->name = name;
+  w->result = run();
+  w->done = true;
+  return w;
+}
+
+// Waits for `w` and returns what its algorithm reports (the blocking forms).
+inline CollectiveResult finish(const std::shared_ptr<CollWork>& w) {
+  Work(w).wait();
+  return w->result;
+}
+
+// The group is being destroyed with calls in flight: each ends with an Error.
+void abandon_queue(CollState& st);
+
+}  // namespace symmflow::dist::detail
