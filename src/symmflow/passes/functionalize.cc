@@ -154,6 +154,8 @@ class Functionalizer {
   // --- the three kinds of node ------------------------------------------------
   void read(Node* n) {
     if (!n->args().empty() && n->arg(0).kind == Arg::Kind::Value) original_input_[n] = n->arg(0).value;
+    // What each result aliases, by the original graph's values (before substitution).
+    const auto original_src = ir::output_storage_sources(*n);
     substitute_args(n);
     // as_strided addresses the storage, not its input's elements: it reads the
     // storage's newest version (every version has the storage's layout), not a
@@ -167,7 +169,13 @@ class Functionalizer {
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Value* o = n->output(i);
       if (src[i] && root(o) != o) {
-        at(recipe_, o) = Recipe{n, original_arg0(n)};
+        // An op with effects (c10d::isend) is never replayed as a view: that would
+        // issue it again. Its result is another name for the tensor it aliases, so
+        // it is rebuilt the way that tensor is.
+        if (n->has_effects() && original_src[i] && size_t(original_src[i]->id()) < roots_.size())
+          at(recipe_, o) = at(recipe_, original_src[i]);
+        else
+          at(recipe_, o) = Recipe{n, original_arg0(n)};
         at(map_, o) = o;
         at(made_at_, o) = cur(root(o));
       }

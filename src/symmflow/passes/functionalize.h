@@ -18,6 +18,10 @@
 // - P2P receives are in flight until c10d::wait_tensor: the write-back of a
 //   receive into a view happens after the wait, and the wait's result is the new
 //   version (so nothing reads the buffer before its wait).
+// - Only view ops are replayed on a newer version. A P2P result that aliases its
+//   input (c10d::isend's) is another name for that tensor: a later use of it
+//   after the tensor was written reads the tensor's newest version (rebuilt as
+//   the tensor would be), never a second isend.
 // - A graph input that the program writes gets one aten::copy_ at the end
 //   (the epilogue), nothing else.
 // - Collectives and P2P keep their program order (an effect chain per group):

@@ -52,6 +52,8 @@ struct LastReads {
   void merge(const LastReads& o) {
     for (const auto& t : o.top) add(t.first, t.second);
   }
+  // Is the class read at the end (a graph output, an input the program keeps)?
+  bool read_at_end() const { return !top.empty() && top.front().first == kEnd; }
   // The newest read by a node other than a and b (0 when none; kEnd for "the end").
   size_t newest_except(const Node* a, const Node* b) const {
     for (const auto& t : top)
@@ -82,7 +84,10 @@ class Reinplacer {
     // Rule 2: outputs and inputs the program does not write are read at the end.
     std::unordered_set<const Value*> written_inputs;
     for (Node* n : nodes) {
-      if (is_epilogue_copy(*n, g_)) written_inputs.insert(n->arg(0).value);
+      if (is_epilogue_copy(*n, g_)) {
+        written_inputs.insert(n->arg(0).value);
+        epilogues_.push_back(n);
+      }
       for (size_t k = 0; k < n->args().size(); ++k) {
         if (k == 0 && is_epilogue_copy(*n, g_)) continue;  // it writes, not reads
         n->arg(k).for_each_value([&](Value* v) {
@@ -185,6 +190,7 @@ class Reinplacer {
     *scatter = absorbing_scatter(result, target);
     if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos_[n]) return false;
     if (reads_own_target(n, target)) return false;
+    if (clobbered_by_epilogue(target, result, *scatter)) return false;
     const auto& r = result->type();
     const auto& t = target->type();
     const bool same_strides = r.sizes == t.sizes && r.strides == t.strides;
@@ -193,6 +199,23 @@ class Reinplacer {
       if (!same_strides || u->schema().name == "as_strided") return false;
     }
     return true;
+  }
+
+  // Rule 8: a written graph input's epilogue copy_ writes the input's buffer at
+  // the end. A result that takes that buffer and is read at the end (returned,
+  // or a view of it is) would be overwritten by it — unless it is the very value
+  // the epilogue copies (or the scatter that n's result is written back with
+  // makes it), in which case the epilogue disappears (rule 6).
+  bool clobbered_by_epilogue(const Value* target, Value* result, const Node* scatter) {
+    if (!reads_[size_t(find(result))].read_at_end()) return false;
+    for (const Node* e : epilogues_) {
+      if (find(e->arg(0).value) != find(target) || e->arg(1).kind != Arg::Kind::Value) continue;
+      Value* final_value = resolve(e->arg(1).value);
+      if (find(final_value) == find(result)) continue;
+      if (scatter && final_value == scatter->output(0)) continue;
+      return true;
+    }
+    return false;
   }
 
   // Rule 7: n itself reads the target's buffer through another argument. An aten
@@ -284,6 +307,7 @@ class Reinplacer {
   std::vector<std::vector<Node*>> users_;
   std::unordered_map<Value*, Value*> subst_;
   std::unordered_set<const Node*> removed_;
+  std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
 };
 
 }  // namespace

@@ -25,6 +25,12 @@
 //    and a functional twin (add, all_reduce) stays out of place (no copy either).
 // 6. A graph input's epilogue copy_ disappears when the final value already
 //    lives in the input's buffer.
+// 7. n may not write in place a buffer it also reads through another argument,
+//    except an aten op reading the same elements (x.add_(x)).
+// 8. The epilogue copy_ of a written input writes the input's buffer at the end:
+//    a result read at the end (returned) may take that buffer only if it is the
+//    final value the epilogue copies. (%t = clamp(%x) returned, then clamp_(%x):
+//    after cse %t is the new %x, but the epilogue copies a later version into %x.)
 #pragma once
 #include "symmflow/passes/pass.h"
 
