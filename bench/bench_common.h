@@ -1,19 +1,19 @@
 // Shared by the symmflow and MPI collective benchmarks, so both time the same
-// work: deterministic inputs, the size grammar, the timing discipline and the
-// JSON record.
+// work: deterministic inputs, the size grammar, the timing discipline
+// (timing.h) and the JSON record.
 //
 // Input element i of rank r is input_value(r, i): a small integer, so sums over
 // any number of ranks are exact in f32 and every implementation must agree
 // bit for bit with the reference each rank computes locally.
 #pragma once
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "timing.h"
 
 namespace sfbench {
 
@@ -59,22 +59,6 @@ inline std::string format_bytes(int64_t b) {
   if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + "M";
   if (b >= (1 << 10) && b % (1 << 10) == 0) return std::to_string(b >> 10) + "K";
   return std::to_string(b);
-}
-
-inline double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Repetitions per trial so that one trial lasts ~`target_s` (at least 3 reps).
-inline int reps_for(double one_op_s, double target_s = 0.02) {
-  if (one_op_s <= 0) return 1000;
-  return int(std::clamp(target_s / one_op_s, 3.0, 20000.0));
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // One JSON record of DESIGN.md §5.

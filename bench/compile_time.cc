@@ -77,11 +77,14 @@ int main(int argc, char** argv) {
       tl.push_back(t3 - t2);
       tv.push_back(tverify);
     }
-    double trace = sfbench::median(tt), pass = sfbench::median(tp), load = sfbench::median(tl);
+    // Each trial is one repetition of a seconds-long phase: no batching, the
+    // phases' samples go through the shared summary (bench/timing.h).
+    double trace = sfbench::stats_of(tt).median, pass = sfbench::stats_of(tp).median,
+           load = sfbench::stats_of(tl).median;
     double total = trace + pass + load;
     double per_node = total / double(nodes) * 1e6;
     fmt::print("{:>8} {:>10.1f} {:>10.1f} {:>10.1f} {:>10.1f} {:>12.2f} {:>12}\n", nodes, trace * 1e3, pass * 1e3,
-               load * 1e3, total * 1e3, per_node, verify ? fmt::format("{:.1f}", sfbench::median(tv) * 1e3) : "-");
+               load * 1e3, total * 1e3, per_node, verify ? fmt::format("{:.1f}", sfbench::stats_of(tv).median * 1e3) : "-");
     if (prev_per_node > 0) fmt::print("{:>8} growth per node vs previous size: {:.2f}x\n", "", per_node / prev_per_node);
     prev_per_node = per_node;
   }

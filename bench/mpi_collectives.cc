@@ -26,22 +26,14 @@ void die(const std::string& msg) {
 // the slowest rank's time per op, in microseconds.
 template <typename F>
 double time_op(F&& op, int trials) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = sfbench::now_s();
-  for (int i = 0; i < 3; ++i) op();  // warm up, and estimate one op
-  double est = (sfbench::now_s() - t0) / 3;
-  MPI_Allreduce(MPI_IN_PLACE, &est, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  int reps = sfbench::reps_for(est);
-  std::vector<double> per_op;
-  for (int t = 0; t < trials; ++t) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    double s = sfbench::now_s();
-    for (int r = 0; r < reps; ++r) op();
-    double dt = (sfbench::now_s() - s) / reps;
-    MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    per_op.push_back(dt * 1e6);
-  }
-  return sfbench::median(per_op);
+  sfbench::TimingOptions to;
+  to.trials = trials;
+  to.sync = [] { MPI_Barrier(MPI_COMM_WORLD); };
+  to.agree = [](double s) {
+    MPI_Allreduce(MPI_IN_PLACE, &s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return s;
+  };
+  return sfbench::time_op(op, to).median_us();
 }
 
 void emit(const std::string& op, int64_t bytes, double us) {

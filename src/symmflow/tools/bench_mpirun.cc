@@ -65,20 +65,12 @@ double max_over_ranks_mpi(double v) {
 // `prepare` runs before each batch's barrier, untimed.
 double time_op(int trials, const std::function<void()>& barrier, const std::function<void()>& prepare,
                const std::function<void()>& op) {
-  prepare();
-  barrier();
-  double t0 = sfbench::now_s();
-  for (int i = 0; i < 3; ++i) op();
-  int reps = sfbench::reps_for(max_over_ranks_mpi((sfbench::now_s() - t0) / 3));
-  std::vector<double> per_op;
-  for (int t = 0; t < trials; ++t) {
-    prepare();
-    barrier();
-    double s = sfbench::now_s();
-    for (int r = 0; r < reps; ++r) op();
-    per_op.push_back(max_over_ranks_mpi((sfbench::now_s() - s) / reps) * 1e6);
-  }
-  return sfbench::median(per_op);
+  sfbench::TimingOptions to;
+  to.trials = trials;
+  to.prepare = prepare;
+  to.sync = barrier;
+  to.agree = max_over_ranks_mpi;
+  return sfbench::time_op(op, to).median_us();
 }
 
 // Non-integer inputs for the order check: not exactly representable sums.

@@ -4,6 +4,8 @@
 // times it. Rank 0 prints one JSON record per (op, impl, size).
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <cstring>
 #include <functional>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "bench_common.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/p2p/p2p.h"
+#include "symmflow/runtime/shm/signal_pad.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 #include "symmflow/tools/bench_worker.h"
@@ -58,18 +61,11 @@ double time_collective_us(dist::ProcessGroup& g, int trials, const std::function
     dist::all_reduce_(g, scratch, ReduceOp::max);
     return scratch.data<double>()[0];
   };
-  g.barrier("bench warm-up");
-  double t0 = sfbench::now_s();
-  for (int i = 0; i < 3; ++i) op();
-  int reps = sfbench::reps_for(max_over_ranks((sfbench::now_s() - t0) / 3));
-  std::vector<double> per_op;
-  for (int t = 0; t < trials; ++t) {
-    g.barrier("bench trial");
-    double s = sfbench::now_s();
-    for (int r = 0; r < reps; ++r) op();
-    per_op.push_back(max_over_ranks((sfbench::now_s() - s) / reps) * 1e6);
-  }
-  return sfbench::median(per_op);
+  sfbench::TimingOptions to;
+  to.trials = trials;
+  to.sync = [&] { g.barrier("bench trial"); };
+  to.agree = max_over_ranks;
+  return sfbench::time_op(op, to).median_us();
 }
 
 int run_bench_worker(const BenchWorkerOptions& o) {
@@ -156,6 +152,49 @@ int run_bench_worker(const BenchWorkerOptions& o) {
                    W, bytes, us, double(bytes) / (us * 1e3));
       std::fflush(stdout);
     }
+  }
+  // The signal pad under everything (opt-in: --ops signal; not size-dependent).
+  // "ping_pong": one-way time of a signal answered by a signal (ranks 0 <-> 1).
+  // "wake_up": a signal to a receiver that already sleeps on its futex, 3 ms
+  // after the round starts, measured by the receiver against the sender's
+  // timestamp (steady_clock is one clock for the node), median of 21 rounds.
+  if (wanted(o.ops, "signal") && W >= 2 && !g.spans_nodes()) {
+    dist::SignalPad& pad = g.signals();
+    // Channels free of collectives (coll_state.h: 5..15 unused); nothing else
+    // signals on them in this process.
+    constexpr int kPing = 13, kWake = 14, kResult = 15;
+    auto pingpong = [&] {
+      if (me == 0) {
+        pad.signal(1, kPing);
+        pad.wait_next(1, kPing, "bench pong");
+      } else if (me == 1) {
+        pad.wait_next(0, kPing, "bench ping");
+        pad.signal(0, kPing);
+      }
+    };
+    emit(c, "signal", "ping_pong", 8, time_op(c, pingpong) / 2);
+    auto stamp = g.heap().allocate(64);
+    std::vector<double> wake_s;
+    for (int i = 0; i < 21; ++i) {
+      g.barrier("bench wake-up round");
+      if (me == 0) {
+        usleep(3000);  // the receiver is past its spin and yield phases
+        double t = sfbench::now_s();
+        pad.put_with_signal(stamp->peer_ptr(1), &t, sizeof t, 1, kWake);
+      } else if (me == 1) {
+        pad.wait_next(0, kWake, "bench sleeping receiver");
+        wake_s.push_back(sfbench::now_s() - *static_cast<double*>(stamp->data()));
+      }
+    }
+    // Rank 1 measured; rank 0 prints: pass the median over in the stamp slot.
+    double med = me == 1 ? sfbench::stats_of(wake_s).median : 0;
+    if (me == 1) pad.put_with_signal(stamp->peer_ptr(0), &med, sizeof med, 0, kResult);
+    if (me == 0) {
+      pad.wait_next(1, kResult, "bench wake-up result");
+      med = *static_cast<double*>(stamp->data());
+    }
+    emit(c, "signal", "wake_up", 8, med * 1e6);
+    g.barrier("bench signal done");
   }
   return 0;
 }

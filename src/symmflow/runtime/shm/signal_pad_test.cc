@@ -38,7 +38,6 @@ TEST(SignalPad, BarrierManyTimesAtFourRanks) {
   });
   SF_EXPECT_JOB_OK(r);
   EXPECT_LT(r.seconds, 20) << "4 ranks on 2 cores must not collapse";
-  std::printf("2000 barriers at 4 ranks: %.3f s\n", r.seconds);
 }
 
 TEST(SignalPad, BarrierAtThreeRanksWithUnevenArrival) {
@@ -54,43 +53,47 @@ TEST(SignalPad, BarrierAtThreeRanksWithUnevenArrival) {
   SF_EXPECT_JOB_OK(r);
 }
 
-TEST(SignalPad, PingPongLatency) {
+// Many signal round trips, every one consumed in order: the counters end at
+// exactly the number sent, nothing is lost or doubled, and the exchange keeps
+// moving (a generous bound: 20000 round trips take ~2 ms idle, seconds only on a
+// machine that is badly oversubscribed). Its latency is a benchmark:
+// `symmflow bench collectives --ops signal` (docs/performance.md).
+TEST(SignalPad, PingPongDeliversEverySignalInOrder) {
   auto r = run_job(2, [] {
     init();
     auto& w = world();
     auto& pad = w.signals();
     int peer = 1 - w.rank();
-    constexpr int kIters = 20000, kTrials = 7;
-    std::vector<double> one_way_us;
-    for (int t = 0; t < kTrials + 1; ++t) {
-      w.barrier("trial");
-      auto t0 = Clock::now();
-      for (int i = 0; i < kIters; ++i) {
-        if (w.rank() == 0) {
-          pad.signal(peer, 1);
-          pad.wait_next(peer, 1, "pong");
-        } else {
-          pad.wait_next(peer, 1, "ping");
-          pad.signal(peer, 1);
-        }
+    constexpr int kIters = 20000;
+    w.barrier("start");
+    auto t0 = Clock::now();
+    for (int i = 0; i < kIters; ++i) {
+      if (w.rank() == 0) {
+        pad.signal(peer, 1);
+        pad.wait_next(peer, 1, "pong");
+      } else {
+        pad.wait_next(peer, 1, "ping");
+        pad.signal(peer, 1);
       }
-      if (t > 0) one_way_us.push_back(since(t0) * 1e6 / kIters / 2);  // trial 0 warms up
     }
-    std::sort(one_way_us.begin(), one_way_us.end());
-    if (w.rank() == 0)
-      std::printf("signal ping-pong, 2 ranks pinned: median one-way %.3f us (round trip %.3f us), "
-                  "min %.3f us, max %.3f us over %d trials x %d round trips\n",
-                  one_way_us[kTrials / 2], 2 * one_way_us[kTrials / 2], one_way_us.front(),
-                  one_way_us.back(), kTrials, kIters);
+    const double s = since(t0);
+    const uint64_t got = pad.incoming(peer, 1).load();
+    SF_CHECK(got == uint64_t(kIters), "rank {} saw {} signals from rank {}, expected {}", w.rank(),
+             got, peer, kIters);
+    SF_CHECK(s < 30, "{} round trips took {} s", kIters, s);
+    w.barrier("end");
     return 0;
   }, [](runtime::LaunchOptions& o) { o.pin = true; });
   SF_EXPECT_JOB_OK(r);
-  std::printf("%s", r.out.c_str());
 }
 
-// A receiver that already sleeps on the futex: how long from signal to wake-up.
-// steady_clock is CLOCK_MONOTONIC, one clock for every process of the node.
-TEST(SignalPad, WakeUpLatencyOfASleepingReceiver) {
+// A receiver that already sleeps on the futex is woken by one signal (not by
+// the 50 ms liveness tick, nor by the deadline): each of 21 rounds must end
+// well within the tick on the median, and every round within a generous
+// bound. steady_clock is CLOCK_MONOTONIC, one clock for every process of the
+// node. The wake-up latency itself (~15 us idle) is measured by
+// `symmflow bench collectives --ops signal`.
+TEST(SignalPad, SleepingReceiverIsWokenBySignal) {
   auto r = run_job(2, [] {
     init();
     auto& w = world();
@@ -110,13 +113,14 @@ TEST(SignalPad, WakeUpLatencyOfASleepingReceiver) {
     }
     if (w.rank() == 1) {
       std::sort(us.begin(), us.end());
-      std::printf("futex wake-up of a sleeping receiver: median %.1f us, min %.1f us, max %.1f us\n",
-                  us[us.size() / 2], us.front(), us.back());
+      // A lost wake-up shows as the 50 ms tick; a busy machine costs a CFS slice (~4 ms).
+      SF_CHECK(us[us.size() / 2] < 25000, "median wake-up {} us: the futex wake is lost or late",
+               us[us.size() / 2]);
+      SF_CHECK(us.back() < 2e6, "slowest wake-up {} us", us.back());
     }
     return 0;
   }, [](runtime::LaunchOptions& o) { o.pin = true; });
   SF_EXPECT_JOB_OK(r);
-  std::printf("%s", r.out.c_str());
 }
 
 TEST(SignalPad, TimeoutNamesOpGroupRanksAndSequence) {
