@@ -1,3 +1,10 @@
+// The implementation of graph.h, one unit although it passes 500 lines:
+// TensorType, Arg, Node and Graph are declared together and lean on each
+// other (a Graph creates Nodes and binds their Args, a Node's writes, aliases
+// and effects come from its op's schema and feed Graph::make_in_place and
+// replace_uses, result types come from Meta kernels through Graph's
+// infer_outputs). Parser, printer and verifier, which only use the graph, are
+// files of their own.
 #include "symmflow/ir/graph.h"
 
 #include <fmt/format.h>
