@@ -48,6 +48,7 @@ int run_bench_mpirun(const MpirunBenchOptions&) {
 #include <vector>
 
 #include "bench_common.h"
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
@@ -167,8 +168,9 @@ int run_bench_mpirun(const MpirunBenchOptions& o) {
   SF_CHECK(mpi_world == W, "bench: MPI_COMM_WORLD has {} ranks, symmflow's world {}", mpi_world, W);
   const std::vector<int64_t> sizes = sfbench::parse_sizes(o.sizes);
   const Topology topo = gather_topology();
-  const char* chunk_env = std::getenv("SYMMFLOW_NET_CHUNK_BYTES");
-  const std::string chunk = chunk_env && *chunk_env ? chunk_env : "512K (default)";
+  const std::string chunk = params::is_set("SYMMFLOW_NET_CHUNK_BYTES")
+                                ? params::raw("SYMMFLOW_NET_CHUNK_BYTES")
+                                : params::spec("SYMMFLOW_NET_CHUNK_BYTES").dflt + std::string(" (default)");
 
   if (me == 0) {
     fmt::print("symmflow bench collectives under mpirun: all_reduce f32 sum, in place, world of {} ranks\n", W);

@@ -20,5 +20,7 @@ void add_run_command(CLI::App& app);
 void add_compile_command(CLI::App& app);
 // `symmflow tune [--nproc 2 3 4] [--sizes 256-256K] [--out FILE]`
 void add_tune_command(CLI::App& app);
+// `symmflow env [--json] [--long]`: every SYMMFLOW_* variable, its value, source and doc.
+void add_env_command(CLI::App& app);
 
 }  // namespace symmflow::tools

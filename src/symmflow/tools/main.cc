@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   symmflow::tools::add_run_command(app);
   symmflow::tools::add_compile_command(app);
   symmflow::tools::add_tune_command(app);
+  symmflow::tools::add_env_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {
