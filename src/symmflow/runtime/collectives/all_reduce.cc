@@ -4,7 +4,9 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/collectives/coll_queue.h"
+#include "symmflow/runtime/debug_log.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 #include "symmflow/runtime/world.h"
 
@@ -53,8 +55,8 @@ AlgorithmThresholds& thresholds_mut() {
   static AlgorithmThresholds t = [] {
     AlgorithmThresholds r;
     r.one_shot_max_bytes = kMeasuredOneShotMax;
-    if (const char* v = std::getenv("SYMMFLOW_ONE_SHOT_MAX_BYTES"); v && *v)
-      r.one_shot_max_bytes = parse_bytes(v, "SYMMFLOW_ONE_SHOT_MAX_BYTES");
+    if (params::is_set("SYMMFLOW_ONE_SHOT_MAX_BYTES"))
+      r.one_shot_max_bytes = params::bytes("SYMMFLOW_ONE_SHOT_MAX_BYTES");
     return r;
   }();
   return t;
@@ -241,11 +243,17 @@ std::shared_ptr<CollWork> start_all_reduce(ProcessGroup& g, const Tensor& in, co
     else SF_CHECK(!overlaps(in, out), "{}: `out` ({}) overlaps `in` ({}) without being the same "
                   "view; use all_reduce_ for in place", what, out.type_string(), in.type_string());
   }
-  if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_reduce(g, in, out, op); });
+  if (g.spans_nodes()) {
+    log_algorithm_once(g, what, in.dtype(), in.numel(), "hierarchical");
+    return run_now(g, what, [&] { return hier_all_reduce(g, in, out, op); });
+  }
   CollState& st = coll_state(g);
   const AllReduceAlgo chosen = algo == AllReduceAlgo::automatic || algo == AllReduceAlgo::hierarchical
                                    ? choose_all_reduce_algo(g, in.nbytes())
                                    : algo;
+  const bool push = chosen == AllReduceAlgo::one_shot && in.nbytes() <= st.push_max();
+  log_algorithm_once(g, what, in.dtype(), in.numel(),
+                     chosen == AllReduceAlgo::two_shot ? "two_shot" : push ? "one_shot (push)" : "one_shot (pull)");
   return start(g, st, what, [&](CollWork& w) {
     w.result.algo = chosen;
     if (chosen == AllReduceAlgo::one_shot) {

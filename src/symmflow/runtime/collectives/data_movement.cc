@@ -4,6 +4,7 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/collectives/coll_queue.h"
+#include "symmflow/runtime/debug_log.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 
 namespace symmflow::dist {
@@ -13,6 +14,14 @@ using namespace detail;
 namespace {
 
 using Payload = std::pair<const void*, size_t>;
+
+// SYMMFLOW_DEBUG=INFO: which protocol a call of this shape runs (first call only).
+void log_protocol(ProcessGroup& g, const char* what, const Tensor& t, size_t per_peer_bytes) {
+  if (!logging::info_enabled()) [[likely]] return;
+  if (g.spans_nodes()) return log_algorithm_once(g, what, t.dtype(), t.numel(), "hierarchical");
+  const bool push = per_peer_bytes <= coll_state(g).push_max();
+  log_algorithm_once(g, what, t.dtype(), t.numel(), push ? "push" : "pull");
+}
 
 // My contribution as contiguous bytes: the tensor itself, or packed aside (counted).
 const char* contiguous_bytes(const Tensor& t, Scratch& s, CollectiveResult& r) {
@@ -95,6 +104,7 @@ std::shared_ptr<CollWork> start_all_gather(ProcessGroup& g, const Tensor& out, c
   SF_CHECK(in_is_my_chunk || !overlaps(in, out),
            "all_gather: `out` {} overlaps `in` {} (only in == out's chunk {} is allowed)",
            out.type_string(), in.type_string(), me);
+  log_protocol(g, what, in, in.nbytes());
   if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_gather(g, in, out); });
   CollState& st = coll_state(g);
   return start(g, st, what, [&](CollWork& w) { return all_gather_task(st, out, in, w.result); });
@@ -135,6 +145,7 @@ std::shared_ptr<CollWork> start_reduce_scatter(ProcessGroup& g, const Tensor& ou
            in.numel() / W, dtype_name(in.dtype()), out.type_string());
   SF_CHECK(!overlaps(in, out), "reduce_scatter: `out` {} overlaps `in` {}", out.type_string(),
            in.type_string());
+  log_protocol(g, what, in, out.nbytes());
   if (g.spans_nodes()) return run_now(g, what, [&] { return hier_reduce_scatter(g, in, out, op); });
   CollState& st = coll_state(g);
   return start(g, st, what, [&](CollWork& w) { return reduce_scatter_task(st, out, in, op, w.result); });
@@ -207,6 +218,7 @@ std::shared_ptr<CollWork> start_all_to_all_single(ProcessGroup& g, const Tensor&
   };
   const std::vector<int64_t> ins = resolve(in_splits, in, "in_splits");
   const std::vector<int64_t> outs = resolve(out_splits, out, "out_splits");
+  log_algorithm_once(g, what, in.dtype(), in.numel(), g.spans_nodes() ? "hierarchical" : "pull");
   if (g.spans_nodes()) return run_now(g, what, [&] { return hier_all_to_all(g, in, out, outs, ins); });
   CollState& st = coll_state(g);
   return start(g, st, what, [&](CollWork& w) {
@@ -242,6 +254,7 @@ std::shared_ptr<CollWork> start_broadcast(ProcessGroup& g, const Tensor& t, int 
   const int W = g.size();
   SF_CHECK(src >= 0 && src < W, "broadcast_: src {} is not a rank of group '{}' (size {})", src,
            g.name(), W);
+  log_protocol(g, what, t, t.nbytes());
   if (g.spans_nodes()) return run_now(g, what, [&] { return hier_broadcast(g, t, src); });
   CollState& st = coll_state(g);
   return start(g, st, what, [&](CollWork& w) { return broadcast_task(st, t, src, w.result); });
@@ -363,6 +376,7 @@ std::shared_ptr<CollWork> start_tile_reduce(ProcessGroup& g, const Tensor& in_ti
              "`in_tile` {} without being the same view", out_tile.type_string(), in_tile.type_string());
     out = rows_of(out_tile);
   }
+  log_protocol(g, what, in_tile, in_tile.nbytes());
   if (g.spans_nodes()) return run_now(g, what, [&] { return hier_tile_reduce(g, in_tile, out_tile, root, op); });
   CollState& st = coll_state(g);
   return start(g, st, what, [&](CollWork& w) {
