@@ -143,6 +143,21 @@ int run_bench_worker(const BenchWorkerOptions& o) {
       for (int64_t i = 0; i < n; ++i) want[i] = sfbench::input_value(me == 0 ? 1 : 0, i);
       if (me <= 1) expect_equal(y, want.data(), n, "p2p ping-pong", me);
       emit(c, "p2p", "symmflow", bytes, time_op(c, pingpong) / 2);
+      // The same with regular (non-symmetric) buffers: the staged paths (eager
+      // slots up to runtime::kEagerMaxBytes, the mailbox above), copies counted.
+      Tensor regular_y = Tensor::empty({n}, DType::f32);
+      auto pingpong_regular = [&] {
+        if (me == 0) {
+          dist::isend(g, regular, 1).wait();
+          dist::irecv(g, regular_y, 1).wait();
+        } else if (me == 1) {
+          dist::irecv(g, regular_y, 0).wait();
+          dist::isend(g, regular, 0).wait();
+        }
+      };
+      pingpong_regular();
+      if (me <= 1) expect_equal(regular_y, want.data(), n, "p2p ping-pong (regular buffers)", me);
+      emit(c, "p2p", "staged", bytes, time_op(c, pingpong_regular) / 2);
     }
     if (wanted(o.ops, "memcpy")) {  // the bound: every rank copies at once
       Tensor dst = Tensor::empty({n}, DType::f32);

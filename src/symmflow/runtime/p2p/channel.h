@@ -4,8 +4,12 @@
 //
 //  - a control ring: events that s tells r, in order (receive posts when s is
 //    the receiving side of the pair's reverse direction, "put done", "ready at
-//    offset", "chunk in mailbox", "read done", "size mismatch"). Written only by
-//    s (head), consumed only by r (tail); both counters only grow.
+//    offset", "chunk in mailbox", "eager message in slot", "eager slot
+//    consumed", "read done", "size mismatch"). Written only by s (head),
+//    consumed only by r (tail); both counters only grow.
+//  - eager slots: kEagerSlots x kEagerMaxBytes for small messages s -> r that s
+//    sends before r has posted the receive (p2p/eager.cc); r frees a slot with
+//    an `eager_consumed` event on the reverse ring.
 //  - a mailbox of kMailboxSlots x kMailboxChunk bytes for staged transfers
 //    s -> r; `drained` counts the chunks r has copied out (only grows).
 //
@@ -19,16 +23,70 @@
 
 namespace symmflow::runtime {
 
-inline constexpr int kP2PRing = 256;                      // control events per pair
+inline constexpr int kP2PRing = 256;                        // control events per pair
 inline constexpr int kMailboxSlots = 2;
 inline constexpr size_t kMailboxChunk = size_t(256) << 10;  // 256 KiB
 
+// Eager protocol (p2p/eager.cc): messages up to kEagerMaxBytes go into one of
+// the pair's kEagerSlots without waiting for the receive post. The threshold
+// was chosen by measurement (`symmflow bench collectives --nproc 2 --ops p2p`,
+// eager vs rendezvous side by side, see eager.cc): eager wins clearly at 1-4
+// KiB, where a message costs less than the post round trip it saves; above, the
+// two extra copies cost more than the round trip and rendezvous puts straight
+// into the receiver's buffer.
+inline constexpr size_t kEagerMaxBytes = size_t(4) << 10;  // 4 KiB
+inline constexpr int kEagerSlots = 16;                     // per directed pair
+
+enum class P2PEventType : uint32_t {
+  recv_posted = 1,  // receiver -> sender: a receive is posted (RecvPosted)
+  put_done,         // sender -> receiver: the data is in the receive buffer
+  send_ready,       // sender -> receiver: read it from my symmetric buffer (SendReady)
+  mailbox_chunk,    // sender -> receiver: a chunk is in the mailbox (MailboxChunk)
+  read_done,        // receiver -> sender: done reading the send buffer (answers send_ready)
+  size_mismatch,    // sender -> receiver: the sizes differ (SizeMismatch)
+  eager_message,    // sender -> receiver: a whole message is in an eager slot (EagerMessage)
+  eager_consumed,   // receiver -> sender: the eager slot is free again (EagerConsumed)
+};
+
+// Every event names its message by (tag, tag_seq): the k-th send of s to r with
+// tag t is the k-th receive of r from s with tag t.
 struct P2PEvent {
-  uint32_t type;      // P2PEventType
+  struct RecvPosted {
+    uint64_t nbytes;
+    int64_t heap_offset;  // of the receive buffer in r's heap; -1: not symmetric + contiguous
+  };
+  struct SendReady {
+    uint64_t heap_offset;  // of the (symmetric, contiguous) send buffer in s's heap
+  };
+  struct MailboxChunk {
+    uint64_t message_offset;  // byte offset of the chunk in the message
+    uint64_t length;          // bytes
+    uint64_t slot;            // mailbox slot
+  };
+  struct SizeMismatch {
+    uint64_t sender_nbytes;
+  };
+  struct EagerMessage {
+    uint64_t nbytes;
+    uint64_t slot;  // eager slot
+  };
+  struct EagerConsumed {
+    uint64_t slot;
+    uint64_t receiver_nbytes;  // differs from the sent size: a size mismatch
+  };
+
+  P2PEventType type;
   int32_t tag;
-  uint64_t post;      // receive-post index of the pair (names the message)
-  uint64_t a, b, c;   // type-specific
-  uint64_t pad_[3];
+  uint64_t tag_seq;
+  union {
+    RecvPosted recv_posted;
+    SendReady send_ready;
+    MailboxChunk mailbox_chunk;
+    SizeMismatch size_mismatch;
+    EagerMessage eager_message;
+    EagerConsumed eager_consumed;
+    uint64_t raw_[6];
+  };
 };
 static_assert(sizeof(P2PEvent) == 64);
 
@@ -37,6 +95,7 @@ struct alignas(4096) P2PPairBlock {
   alignas(64) std::atomic<uint64_t> tail;     // events consumed by the receiver side
   alignas(64) std::atomic<uint64_t> drained;  // mailbox chunks copied out by the receiver
   alignas(64) P2PEvent ring[kP2PRing];
+  alignas(4096) char eager[kEagerSlots][kEagerMaxBytes];
   alignas(4096) char mailbox[kMailboxSlots][kMailboxChunk];
 };
 

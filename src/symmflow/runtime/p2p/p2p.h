@@ -2,14 +2,19 @@
 // and Work handles. Sends and receives between two ranks match in program order
 // per (peer, tag), like MPI; a peer equal to the own rank is a legal self-send.
 //
-// Transfer protocol (shm backend): the receiver posts a descriptor that says its
-// buffer is free (and where it is, when it is symmetric); the sender then
+// Transfer protocol (shm backend, p2p/engine.h): the receiver posts a receive
+// that says its buffer is free (and where it is, when it is symmetric); a sender
+// that has the post
 // - puts the data straight into the receiver's symmetric buffer (one-sided put,
 //   zero copy) and signals completion, or
 // - when the receive buffer is not symmetric but the send buffer is, signals that
 //   its data is ready and the receiver gets it from the sender's buffer, or
 // - otherwise goes through the pair's staged mailbox in the group segment (counted
 //   in copy_stats.h).
+// A send of at most runtime::kEagerMaxBytes whose receive post has not arrived
+// goes eager: copied into a slot of the pair's block at once, taken out by the
+// receiver when it posts (counted in copy_stats.h too). Its Work completes when
+// the receiver took it, so that a size mismatch fails both sides.
 // Send and receive buffers may be views (any strides).
 //
 // Progress: isend/irecv never block. Work::wait() drives every pending operation

@@ -1,0 +1,140 @@
+// The shared-memory channel (engine.h, channel.h): the per-pair control rings
+// (push / flush / consume, never blocking), the dispatch of incoming events,
+// and the two zero-copy rendezvous paths: the one-sided put into the
+// receiver's symmetric buffer and the receiver's read from the sender's.
+#include "symmflow/core/error.h"
+#include "symmflow/runtime/p2p/engine.h"
+
+namespace symmflow::dist {
+
+using runtime::P2PEvent;
+using runtime::P2PEventType;
+using runtime::P2PPairBlock;
+
+// Shared memory is indexed by node-local ranks.
+P2PPairBlock& P2PEngine::pair(int from, int to) const {
+  return segment_.p2p_pair(group_.local_index(from), group_.local_index(to));
+}
+
+runtime::WakeWord& P2PEngine::wake(int p) const { return segment_.wake(group_.local_index(p)); }
+
+P2PEvent P2PEngine::event(P2PEventType type, const P2PWork& w) const {
+  P2PEvent e{};
+  e.type = type;
+  e.tag = w.tag;
+  e.tag_seq = w.tag_seq;
+  return e;
+}
+
+bool P2PEngine::try_push(int p, const P2PEvent& e) {
+  PeerState& peer = peers_[size_t(p)];
+  P2PPairBlock& block = pair(rank_, p);
+  if (peer.ring_head - block.tail.load(std::memory_order_acquire) >= uint64_t(runtime::kP2PRing))
+    return false;
+  block.ring[peer.ring_head % runtime::kP2PRing] = e;
+  block.head.store(++peer.ring_head, std::memory_order_release);
+  runtime::notify(wake(p));
+  return true;
+}
+
+void P2PEngine::push(int p, const P2PEvent& e) {
+  PeerState& peer = peers_[size_t(p)];
+  if (peer.outbox.empty() && try_push(p, e)) return;
+  peer.outbox.push_back(e);  // the ring is full: flushed by a later progress()
+}
+
+void P2PEngine::flush(int p) {
+  PeerState& peer = peers_[size_t(p)];
+  if (peer.outbox.empty()) return;
+  P2PPairBlock& block = pair(rank_, p);
+  const uint64_t tail = block.tail.load(std::memory_order_acquire);
+  uint64_t head = peer.ring_head;
+  while (!peer.outbox.empty() && head - tail < uint64_t(runtime::kP2PRing)) {
+    block.ring[head++ % runtime::kP2PRing] = peer.outbox.front();
+    peer.outbox.pop_front();
+  }
+  if (head != peer.ring_head) {
+    peer.ring_head = head;
+    block.head.store(head, std::memory_order_release);
+    runtime::notify(wake(p));
+  }
+}
+
+void P2PEngine::consume(int p) {
+  PeerState& peer = peers_[size_t(p)];
+  P2PPairBlock& block = pair(p, rank_);
+  const uint64_t head = block.head.load(std::memory_order_acquire);
+  if (head == peer.ring_tail) return;
+  while (peer.ring_tail < head) {
+    P2PEvent e = block.ring[peer.ring_tail % runtime::kP2PRing];
+    ++peer.ring_tail;
+    handle(p, e);
+  }
+  block.tail.store(peer.ring_tail, std::memory_order_release);
+  runtime::notify(wake(p));
+}
+
+void P2PEngine::handle(int p, const P2PEvent& e) {
+  PeerState& peer = peers_[size_t(p)];
+  switch (e.type) {
+    case P2PEventType::recv_posted:
+      on_recv_posted(p, e);
+      break;
+    case P2PEventType::put_done:
+      complete(*take(peer.recvs_waiting, p, e));
+      break;
+    case P2PEventType::send_ready:
+      read_from_sender(p, e);
+      break;
+    case P2PEventType::mailbox_chunk:
+      on_mailbox_chunk(p, e);
+      break;
+    case P2PEventType::read_done:
+      complete(*take(peer.sends_being_read, p, e));
+      break;
+    case P2PEventType::size_mismatch: {
+      auto w = take(peer.recvs_waiting, p, e);
+      fail_work(*w, recv_size_mismatch(*w, e.size_mismatch.sender_nbytes));
+      break;
+    }
+    case P2PEventType::eager_message:
+      on_eager_message(p, e);
+      break;
+    case P2PEventType::eager_consumed:
+      on_eager_consumed(p, e);
+      break;
+    default:
+      fail("P2P protocol error in group '{}': rank {} got event type {} from rank {}",
+           group_.name(), rank_, uint32_t(e.type), p);
+  }
+}
+
+// One-sided put straight into the receiver's buffer (a strided send buffer is
+// gathered directly into it), then put_done.
+void P2PEngine::put_into_receiver(const std::shared_ptr<P2PWork>& w, const RecvPost& post) {
+  if (w->nbytes)
+    copy_all(w->layout, w->nbytes,
+             static_cast<char*>(group_.heap().peer_ptr(w->peer, size_t(post.heap_offset))),
+             CopyDirection::tensor_to_buffer);
+  push(w->peer, event(P2PEventType::put_done, *w));
+  complete(*w);
+}
+
+// The receiver reads straight from my symmetric buffer and answers read_done.
+void P2PEngine::offer_for_reading(const std::shared_ptr<P2PWork>& w) {
+  P2PEvent e = event(P2PEventType::send_ready, *w);
+  e.send_ready.heap_offset = uint64_t(w->heap_offset);
+  w->state = P2PWork::State::reading;
+  peers_[size_t(w->peer)].sends_being_read.emplace(w->key(), w);
+  push(w->peer, e);
+}
+
+void P2PEngine::read_from_sender(int p, const P2PEvent& e) {
+  auto w = take(peers_[size_t(p)].recvs_waiting, p, e);
+  copy_all(w->layout, w->nbytes, static_cast<char*>(group_.heap().peer_ptr(p, e.send_ready.heap_offset)),
+           CopyDirection::buffer_to_tensor);
+  push(p, event(P2PEventType::read_done, *w));
+  complete(*w);
+}
+
+}  // namespace symmflow::dist
