@@ -12,6 +12,7 @@
 
 #include "bench_common.h"
 #include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/p2p/engine.h"
 #include "symmflow/runtime/p2p/p2p.h"
 #include "symmflow/runtime/shm/signal_pad.h"
 #include "symmflow/runtime/symm.h"
@@ -143,6 +144,11 @@ int run_bench_worker(const BenchWorkerOptions& o) {
       for (int64_t i = 0; i < n; ++i) want[i] = sfbench::input_value(me == 0 ? 1 : 0, i);
       if (me <= 1) expect_equal(y, want.data(), n, "p2p ping-pong", me);
       emit(c, "p2p", "symmflow", bytes, time_op(c, pingpong) / 2);
+      // The same without eager sends (every send waits for the receive post),
+      // side by side: what the eager threshold (p2p/channel.h) was chosen by.
+      dist::detail::p2p_set_eager_max_bytes(g, 0);
+      emit(c, "p2p", "rendezvous", bytes, time_op(c, pingpong) / 2);
+      dist::detail::p2p_set_eager_max_bytes(g, runtime::kEagerMaxBytes);
       // The same with regular (non-symmetric) buffers: the staged paths (eager
       // slots up to runtime::kEagerMaxBytes, the mailbox above), copies counted.
       Tensor regular_y = Tensor::empty({n}, DType::f32);

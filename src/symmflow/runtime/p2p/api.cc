@@ -25,6 +25,7 @@ namespace detail {
 void p2p_progress(ProcessGroup& g) { engine_of(g).progress(); }
 bool p2p_pending(ProcessGroup& g) { return engine_of(g).pending(); }
 uint64_t p2p_activity(ProcessGroup& g) { return engine_of(g).activity(); }
+void p2p_set_eager_max_bytes(ProcessGroup& g, size_t bytes) { engine_of(g).set_eager_max_bytes(bytes); }
 }  // namespace detail
 
 bool P2PWork::test() {

@@ -28,12 +28,13 @@ inline constexpr int kMailboxSlots = 2;
 inline constexpr size_t kMailboxChunk = size_t(256) << 10;  // 256 KiB
 
 // Eager protocol (p2p/eager.cc): messages up to kEagerMaxBytes go into one of
-// the pair's kEagerSlots without waiting for the receive post. The threshold
-// was chosen by measurement (`symmflow bench collectives --nproc 2 --ops p2p`,
-// eager vs rendezvous side by side, see eager.cc): eager wins clearly at 1-4
-// KiB, where a message costs less than the post round trip it saves; above, the
-// two extra copies cost more than the round trip and rendezvous puts straight
-// into the receiver's buffer.
+// the pair's kEagerSlots without waiting for the receive post. 4 KiB bounds
+// the slot memory (16 x 4 KiB per directed pair); measured side by side
+// (`symmflow bench collectives --nproc 2 --sizes 1K-16K --ops p2p`, columns
+// `symmflow` = eager on, `rendezvous` = eager off), a symmetric ping-pong is
+// not faster eager (1 KiB: 0.49-0.53 vs 0.43-0.45 us one-way on a loaded
+// 2-vCPU VM), because there the receive post travels while the data does;
+// eager pays off where the receive is posted after the send (see eager.cc).
 inline constexpr size_t kEagerMaxBytes = size_t(4) << 10;  // 4 KiB
 inline constexpr int kEagerSlots = 16;                     // per directed pair
 

@@ -8,11 +8,13 @@
 // fails both sides as on the rendezvous paths).
 //
 // Copies: the copy into the slot and the copy out of it are two real copies,
-// counted in copy_stats.h like the mailbox's. They are worth it for small
-// messages: a rendezvous send waits for the receiver's post to travel to it
-// (a cross-core round trip plus the receiver's bookkeeping), which costs more
-// than copying 4 KiB twice within the cache; the threshold kEagerMaxBytes is
-// where that stops being true (measured, channel.h).
+// counted in copy_stats.h like the mailbox's. What they buy: the data leaves
+// at isend, before the receiver has posted, so a receive posted later finds
+// it there and completes at once instead of starting a post -> put round trip
+// (and a small send to a regular buffer costs the same two copies as the
+// mailbox, with one event instead of a post, a chunk event and a drain). When
+// the post is already there the sender prefers rendezvous (post_send consumes
+// the ring first): a put into a symmetric buffer copies once.
 //
 // Never blocking: when every slot of the pair is in use the send falls back
 // to rendezvous (it waits for the post like a large message). Slots are freed
@@ -29,7 +31,7 @@ using runtime::P2PEvent;
 using runtime::P2PEventType;
 
 bool P2PEngine::try_send_eager(const std::shared_ptr<P2PWork>& w) {
-  if (w->nbytes > runtime::kEagerMaxBytes) return false;
+  if (w->nbytes > eager_max_bytes_) return false;
   PeerState& peer = peers_[size_t(w->peer)];
   if (peer.eager_slots_in_use == runtime::kEagerSlots) return false;  // rendezvous
   int slot = 0;

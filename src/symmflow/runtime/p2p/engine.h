@@ -31,6 +31,7 @@
 // sends. Nothing blocks except wait(), which sleeps in wait_slow() on this
 // rank's wake word until any counter it depends on moves (activity()).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -111,6 +112,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   uint64_t activity() const;
   // Operations posted and not complete.
   bool pending() const { return pending_ops_ != 0; }
+  // Sends up to this size may go eager (at most runtime::kEagerMaxBytes; 0:
+  // never). For side-by-side measurements (bench collectives: p2p rendezvous).
+  void set_eager_max_bytes(size_t bytes) { eager_max_bytes_ = std::min(bytes, runtime::kEagerMaxBytes); }
 
  private:
   // A receive post as the sender sees it (from a recv_posted event).
@@ -200,6 +204,12 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   std::vector<std::shared_ptr<P2PWork>> net_pending_;  // on the NetLink
   size_t pending_ops_ = 0;                             // posted, not complete
   std::vector<PeerState> peers_;                       // by group rank
+  size_t eager_max_bytes_ = runtime::kEagerMaxBytes;
 };
+
+namespace detail {
+// The engine of `g` sends eagerly up to `bytes` from now on (measurements only).
+void p2p_set_eager_max_bytes(ProcessGroup& g, size_t bytes);
+}  // namespace detail
 
 }  // namespace symmflow::dist
