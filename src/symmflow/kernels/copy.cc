@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "symmflow/core/overlap.h"
+#include "symmflow/core/strided.h"
 #include "symmflow/kernels/loops.h"
 #include "symmflow/kernels/type_promotion.h"
 
@@ -58,10 +59,22 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
   check_copy_shapes(dst, src);
   if (any_meta({&dst, &src})) return dst;
   const auto& shape = dst.sizes();
-  if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes() && dst.is_contiguous() &&
-      src.is_contiguous()) {
-    if (dst.data_ptr() != src.data_ptr()) std::memmove(dst.data_ptr(), src.data_ptr(), dst.nbytes());
-    return dst;
+  if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes()) {
+    if (dst.is_contiguous() && src.is_contiguous()) {
+      if (dst.data_ptr() != src.data_ptr()) std::memmove(dst.data_ptr(), src.data_ptr(), dst.nbytes());
+      return dst;
+    }
+    // Gathering a strided view into a dense tensor (clone, contiguous) or back:
+    // core's pack/unpack copy whole runs (memmove: as above, a view may overlap).
+    auto move_bytes = [](void* to, const void* from, size_t n) { std::memmove(to, from, n); };
+    if (dst.is_contiguous()) {
+      pack(src, dst.data_ptr(), move_bytes);
+      return dst;
+    }
+    if (src.is_contiguous()) {
+      unpack(src.data_ptr(), dst, move_bytes);
+      return dst;
+    }
   }
   std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
   std::array<std::vector<int64_t>, 2> st{byte_strides(dst), broadcast_byte_strides(src, shape)};

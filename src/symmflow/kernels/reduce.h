@@ -44,19 +44,19 @@ Shape reduced_shape(const char* op, const Shape& sizes, const Shape& dims, bool 
 template <typename F>
 void for_each_offset(std::span<const int64_t> sizes, std::span<const int64_t> strides,
                      int64_t base, F&& fn) {
-  const size_t nd = sizes.size();
+  const size_t dims = sizes.size();
   for (int64_t s : sizes)
     if (s == 0) return;
-  if (nd == 0) {
+  if (dims == 0) {
     fn(base);
     return;
   }
-  std::vector<int64_t> idx(nd, 0);
-  const int64_t inner = sizes[nd - 1], inner_stride = strides[nd - 1];
+  std::vector<int64_t> idx(dims, 0);
+  const int64_t inner = sizes[dims - 1], inner_stride = strides[dims - 1];
   int64_t off = base;
   while (true) {
     for (int64_t i = 0; i < inner; ++i) fn(off + i * inner_stride);
-    size_t d = nd - 1;
+    size_t d = dims - 1;
     while (true) {
       if (d == 0) return;
       --d;

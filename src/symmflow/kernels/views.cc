@@ -165,15 +165,16 @@ Tensor permute(const Tensor& t, const Shape& dims) {
 }
 
 Tensor expand(const Tensor& t, const Shape& sizes) {
-  const int64_t n = int64_t(sizes.size()), nd = t.dim();
-  SF_CHECK(n >= nd,
+  const int64_t out_dims = int64_t(sizes.size()), in_dims = t.dim();
+  SF_CHECK(out_dims >= in_dims,
            "expand: the number of sizes ({}) must be at least the number of dimensions of "
-           "{}", n, t.type_string());
-  Shape out_sizes(n), out_strides(n);
-  for (int64_t i = n - 1; i >= 0; --i) {
-    const int64_t d = i - (n - nd);  // t's dim, or < 0 for a new leading dim
+           "{}", out_dims, t.type_string());
+  Shape out_sizes(out_dims), out_strides(out_dims);
+  for (int64_t i = out_dims - 1; i >= 0; --i) {
+    const int64_t d = i - (out_dims - in_dims);  // t's dim, or < 0 for a new leading dim
     int64_t size = sizes[i];
-    int64_t stride = d >= 0 ? t.strides()[d] : (i + 1 < n ? out_sizes[i + 1] * out_strides[i + 1] : 1);
+    int64_t stride = d >= 0 ? t.strides()[d]
+                            : (i + 1 < out_dims ? out_sizes[i + 1] * out_strides[i + 1] : 1);
     const int64_t have = d >= 0 ? t.sizes()[d] : 1;
     if (d < 0) {
       SF_CHECK(size >= 0, "expand: size {} is not allowed for the new leading dimension {} ({})",

@@ -4,6 +4,8 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/overlap.h"
+#include "symmflow/core/strided.h"
 #include "symmflow/runtime/collectives/coll_queue.h"
 #include "symmflow/runtime/collectives/coll_state.h"
 #include "symmflow/runtime/world.h"
@@ -261,83 +263,11 @@ int64_t CollState::heap_offset(const Tensor& t, bool allow_strided) const {
 
 // ----------------------------------------------------------------- tensors
 
-namespace {
-
-// Calls f(ptr, bytes) for t's elements in row-major order, as contiguous runs.
-template <class F>
-void for_each_run(const Tensor& t, F&& f) {
-  const int64_t n = t.numel();
-  if (n == 0) return;
-  const size_t isz = t.itemsize();
-  char* base = static_cast<char*>(t.data_ptr());
-  if (t.is_contiguous()) {
-    f(base, size_t(n) * isz);
-    return;
-  }
-  // Drop size-1 dims, merge dims that are contiguous with their inner neighbour.
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (size, stride), outer to inner
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) == 1) continue;
-    if (!dims.empty() && dims.back().second == t.stride(d) * t.size(d))
-      dims.back() = {dims.back().first * t.size(d), t.stride(d)};
-    else
-      dims.push_back({t.size(d), t.stride(d)});
-  }
-  int64_t run = 1;
-  if (!dims.empty() && dims.back().second == 1) {
-    run = dims.back().first;
-    dims.pop_back();
-  }
-  const size_t run_bytes = size_t(run) * isz;
-  std::vector<int64_t> idx(dims.size(), 0);
-  for (int64_t done = 0; done < n; done += run) {
-    int64_t off = 0;
-    for (size_t d = 0; d < dims.size(); ++d) off += idx[d] * dims[d].second;
-    f(base + off * int64_t(isz), run_bytes);
-    for (size_t d = dims.size(); d-- > 0;) {
-      if (++idx[d] < dims[d].first) break;
-      idx[d] = 0;
-    }
-  }
-}
-
-}  // namespace
-
-void pack(const Tensor& t, void* dst) {
-  char* d = static_cast<char*>(dst);
-  for_each_run(t, [&](const char* p, size_t b) {
-    if (p != d) copy_bytes(d, p, b);
-    d += b;
-  });
-}
-
-void unpack(const void* src, const Tensor& t) {
-  const char* s = static_cast<const char*>(src);
-  for_each_run(t, [&](char* p, size_t b) {
-    if (p != s) copy_bytes(p, s, b);
-    s += b;
-  });
-}
-
-namespace {
-std::pair<const char*, const char*> byte_span(const Tensor& t) {
-  const char* p = static_cast<const char*>(t.data_ptr());
-  int64_t lo = 0, hi = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    int64_t e = (t.size(d) - 1) * t.stride(d);
-    if (e < 0) lo += e;
-    else hi += e;
-  }
-  return {p + lo * int64_t(t.itemsize()), p + (hi + 1) * int64_t(t.itemsize())};
-}
-}  // namespace
-
-bool overlaps(const Tensor& a, const Tensor& b) {
-  if (a.numel() == 0 || b.numel() == 0 || a.storage() != b.storage()) return false;
-  auto [a0, a1] = byte_span(a);
-  auto [b0, b1] = byte_span(b);
-  return a0 < b1 && b0 < a1;
-}
+// core/strided.h's pack and unpack, with copy_bytes for the runs (see
+// reduce_kernels.h: glibc's memcpy is slow at some offsets between views).
+void pack(const Tensor& t, void* dst) { symmflow::pack(t, dst, copy_bytes); }
+void unpack(const void* src, const Tensor& t) { symmflow::unpack(src, t, copy_bytes); }
+bool overlaps(const Tensor& a, const Tensor& b) { return may_overlap(a, b); }
 
 void check_data(const Tensor& t, std::string_view what, std::string_view arg) {
   SF_CHECK(t.defined() && !t.is_meta(), "{}: expected `{}` to be a tensor with data, got {}", what,

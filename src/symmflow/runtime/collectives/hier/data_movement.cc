@@ -53,7 +53,7 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
   HierState& h = hier_state(g);
   h.begin_call(Kind::broadcast, t.dtype(), -1, src, t.numel(), what);
   NetLink& net = h.net();
-  ProcessGroup& nd = g.node_group();
+  ProcessGroup& node_group = g.node_group();
   const size_t bytes = t.nbytes();
   const int src_node = g.node_of(src);
   std::vector<NetLink::Request> pending;
@@ -64,8 +64,8 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
         pending.push_back(net.isend(mine, bytes, h.leader(node), kTagBcast, NetLink::Lane::coll));
   }
   if (g.node() == src_node) {
-    if (nd.size() > 1) {
-      absorb(r, broadcast_(nd, t, g.local_index(src)));
+    if (node_group.size() > 1) {
+      absorb(r, broadcast_(node_group, t, g.local_index(src)));
     }
   } else {
     if (h.am_leader()) {
@@ -78,8 +78,8 @@ CollectiveResult hier_broadcast(ProcessGroup& g, const Tensor& t, int src) {
         count_staged(r, bytes);
       }
     }
-    if (nd.size() > 1) {
-      absorb(r, broadcast_(nd, t, 0));
+    if (node_group.size() > 1) {
+      absorb(r, broadcast_(node_group, t, 0));
     }
   }
   net_wait_all(net, pending, site_of(g, what, -1), h.live());
@@ -93,7 +93,7 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   CollectiveResult r;
   HierState& h = hier_state(g);
   NetLink& net = h.net();
-  ProcessGroup& nd = g.node_group();
+  ProcessGroup& node_group = g.node_group();
   const int W = g.size();
   int64_t row = 1;
   for (int64_t d = 1; d < in.dim(); ++d) row *= in.size(d);
@@ -101,20 +101,20 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   const size_t row_bytes = size_t(row) * in.itemsize();
   // Contiguous stand-ins for strided tensors (counted).
   auto regular = [&](const Tensor& t) { return Tensor::empty_with(regular_allocator(), t.sizes(), t.dtype()); };
-  Tensor inC = in, outC = out;
+  Tensor in_dense = in, out_dense = out;
   if (!in.is_contiguous()) {
-    inC = regular(in);
-    pack(in, inC.data_ptr());
+    in_dense = regular(in);
+    pack(in, in_dense.data_ptr());
     count_staged(r, in.nbytes());
   }
-  if (!out.is_contiguous()) outC = regular(out);
+  if (!out.is_contiguous()) out_dense = regular(out);
   std::vector<int64_t> in_at(size_t(W) + 1, 0), out_at(size_t(W) + 1, 0);
   for (int p = 0; p < W; ++p) {
     in_at[size_t(p) + 1] = in_at[size_t(p)] + in_splits[size_t(p)];
     out_at[size_t(p) + 1] = out_at[size_t(p)] + out_splits[size_t(p)];
   }
-  char* ib = static_cast<char*>(inC.data_ptr());
-  char* ob = static_cast<char*>(outC.data_ptr());
+  char* ib = static_cast<char*>(in_dense.data_ptr());
+  char* ob = static_cast<char*>(out_dense.data_ptr());
   // Other nodes: straight between the two ranks.
   std::vector<NetLink::Request> recvs, sends;
   std::vector<int> recv_from;
@@ -133,10 +133,10 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   // My node: its own all_to_all over the rows for its members. They are
   // consecutive rows when the members are consecutive ranks; otherwise packed.
   const std::vector<int>& mine = g.node_ranks(g.node());
-  std::vector<int64_t> lin, lout;
+  std::vector<int64_t> node_in_splits, node_out_splits;
   for (int p : mine) {
-    lin.push_back(in_splits[size_t(p)]);
-    lout.push_back(out_splits[size_t(p)]);
+    node_in_splits.push_back(in_splits[size_t(p)]);
+    node_out_splits.push_back(out_splits[size_t(p)]);
   }
   const bool consecutive = mine.back() - mine.front() + 1 == int(mine.size());
   auto rows_view = [&](const Tensor& t, int64_t r0, int64_t n) {
@@ -149,38 +149,38 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
     for (int64_t x : v) s += x;
     return s;
   };
-  Tensor lin_t, lout_t;
+  Tensor node_in, node_out;
   if (consecutive) {
-    lin_t = rows_view(inC, in_at[size_t(mine.front())], total(lin));
-    lout_t = rows_view(outC, out_at[size_t(mine.front())], total(lout));
+    node_in = rows_view(in_dense, in_at[size_t(mine.front())], total(node_in_splits));
+    node_out = rows_view(out_dense, out_at[size_t(mine.front())], total(node_out_splits));
   } else {
-    Shape si = inC.sizes(), so = outC.sizes();
-    si[0] = total(lin);
-    so[0] = total(lout);
-    lin_t = Tensor::empty_with(regular_allocator(), si, in.dtype());
-    lout_t = Tensor::empty_with(regular_allocator(), so, in.dtype());
+    Shape si = in_dense.sizes(), so = out_dense.sizes();
+    si[0] = total(node_in_splits);
+    so[0] = total(node_out_splits);
+    node_in = Tensor::empty_with(regular_allocator(), si, in.dtype());
+    node_out = Tensor::empty_with(regular_allocator(), so, in.dtype());
     int64_t at = 0;
     for (int p : mine) {
-      copy_bytes(static_cast<char*>(lin_t.data_ptr()) + size_t(at) * row_bytes,
+      copy_bytes(static_cast<char*>(node_in.data_ptr()) + size_t(at) * row_bytes,
                  ib + size_t(in_at[size_t(p)]) * row_bytes, size_t(in_splits[size_t(p)]) * row_bytes);
       at += in_splits[size_t(p)];
     }
-    count_staged(r, lin_t.nbytes());
+    count_staged(r, node_in.nbytes());
   }
-  if (nd.size() > 1) {
-    absorb(r, all_to_all_single(nd, lout_t, lin_t, lout, lin));
-  } else if (lout_t.nbytes()) {
-    copy_bytes(lout_t.data_ptr(), lin_t.data_ptr(), lout_t.nbytes());
+  if (node_group.size() > 1) {
+    absorb(r, all_to_all_single(node_group, node_out, node_in, node_out_splits, node_in_splits));
+  } else if (node_out.nbytes()) {
+    copy_bytes(node_out.data_ptr(), node_in.data_ptr(), node_out.nbytes());
   }
   if (!consecutive) {
     int64_t at = 0;
     for (int p : mine) {
       copy_bytes(ob + size_t(out_at[size_t(p)]) * row_bytes,
-                 static_cast<char*>(lout_t.data_ptr()) + size_t(at) * row_bytes,
+                 static_cast<char*>(node_out.data_ptr()) + size_t(at) * row_bytes,
                  size_t(out_splits[size_t(p)]) * row_bytes);
       at += out_splits[size_t(p)];
     }
-    count_staged(r, lout_t.nbytes());
+    count_staged(r, node_out.nbytes());
   }
   for (size_t k = 0; k < recvs.size(); ++k) {
     const int p = recv_from[k];
@@ -192,7 +192,7 @@ CollectiveResult hier_all_to_all(ProcessGroup& g, const Tensor& in, const Tensor
   }
   net_wait_all(net, sends, site_of(g, what, -1), h.live());
   if (!out.is_contiguous()) {
-    unpack(outC.data_ptr(), out);
+    unpack(out_dense.data_ptr(), out);
     count_staged(r, out.nbytes());
   }
   return r;

@@ -103,11 +103,11 @@ runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
 CollState* node_begin(HierState& h, Kind kind, const Tensor& in, const Tensor& out, int op,
                       size_t res_bytes, bool result_in_out, CollectiveResult& r, const char* what,
                       bool leader_input_shared) {
-  ProcessGroup& nd = h.g.node_group();
-  if (nd.size() == 1) return nullptr;
-  CollState& st = coll_state(nd);
+  ProcessGroup& node_group = h.g.node_group();
+  if (node_group.size() == 1) return nullptr;
+  CollState& st = coll_state(node_group);
   Desc d = st.begin(kind, Proto::pull, in.dtype(), op, -1, in.numel(), /*aux: hierarchical*/ 1);
-  const bool leader = nd.rank() == 0;
+  const bool leader = node_group.rank() == 0;
   size_t src_ws = 0;  // where a staged input goes in my workspace
   if (leader) {
     const int64_t off = result_in_out ? st.heap_offset(out) : -1;
