@@ -4,15 +4,26 @@ namespace symmflow {
 
 namespace {
 
-// A fixed element size lets the compiler turn each memcpy into one load and store.
-template <size_t Item>
-void gather_fixed(const char* element, int64_t stride_bytes, char* buffer, int64_t n) {
-  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += Item) std::memcpy(buffer, element, Item);
+// n elements `stride_bytes` apart from `element`, to (Gather) or from the
+// contiguous `buffer`. A fixed Item size turns each memcpy into one load and store.
+template <bool Gather, size_t Item>
+void move_fixed(char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t item) {
+  const size_t size = Item ? Item : item;
+  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += size) {
+    if constexpr (Gather) std::memcpy(buffer, element, size);
+    else std::memcpy(element, buffer, size);
+  }
 }
 
-template <size_t Item>
-void scatter_fixed(const char* buffer, char* element, int64_t stride_bytes, int64_t n) {
-  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += Item) std::memcpy(element, buffer, Item);
+template <bool Gather>
+void move_elements(char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t itemsize) {
+  switch (itemsize) {
+    case 1: return move_fixed<Gather, 1>(element, stride_bytes, buffer, n, 1);
+    case 2: return move_fixed<Gather, 2>(element, stride_bytes, buffer, n, 2);
+    case 4: return move_fixed<Gather, 4>(element, stride_bytes, buffer, n, 4);
+    case 8: return move_fixed<Gather, 8>(element, stride_bytes, buffer, n, 8);
+    default: return move_fixed<Gather, 0>(element, stride_bytes, buffer, n, itemsize);
+  }
 }
 
 }  // namespace
@@ -32,23 +43,11 @@ StridedLayout strided_layout(const Tensor& t) {
 }
 
 void gather_elements(const char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t itemsize) {
-  switch (itemsize) {
-    case 1: return gather_fixed<1>(element, stride_bytes, buffer, n);
-    case 2: return gather_fixed<2>(element, stride_bytes, buffer, n);
-    case 4: return gather_fixed<4>(element, stride_bytes, buffer, n);
-    case 8: return gather_fixed<8>(element, stride_bytes, buffer, n);
-  }
-  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += itemsize) std::memcpy(buffer, element, itemsize);
+  move_elements<true>(const_cast<char*>(element), stride_bytes, buffer, n, itemsize);
 }
 
 void scatter_elements(const char* buffer, char* element, int64_t stride_bytes, int64_t n, size_t itemsize) {
-  switch (itemsize) {
-    case 1: return scatter_fixed<1>(buffer, element, stride_bytes, n);
-    case 2: return scatter_fixed<2>(buffer, element, stride_bytes, n);
-    case 4: return scatter_fixed<4>(buffer, element, stride_bytes, n);
-    case 8: return scatter_fixed<8>(buffer, element, stride_bytes, n);
-  }
-  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += itemsize) std::memcpy(element, buffer, itemsize);
+  move_elements<false>(element, stride_bytes, const_cast<char*>(buffer), n, itemsize);
 }
 
 }  // namespace symmflow

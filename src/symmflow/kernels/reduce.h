@@ -40,7 +40,9 @@ Tensor amin(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Shape reduced_shape(const char* op, const Shape& sizes, const Shape& dims, bool keepdim);
 
 // Calls fn(offset) for every element of the geometry (sizes, strides), in
-// row-major order; offsets are in elements, starting at `base`.
+// row-major order; offsets are in elements, starting at `base`. Not core's
+// for_each_run: the reductions call it once per kept element (nested walks over
+// a handful of elements), where coalescing would cost more than it saves.
 template <typename F>
 void for_each_offset(std::span<const int64_t> sizes, std::span<const int64_t> strides,
                      int64_t base, F&& fn) {
