@@ -88,20 +88,6 @@ class ProcessGroup {
   // Throws PeerFailure if the job was aborted or a member is dead (-1: any).
   void check_peers(int group_rank, std::string_view context);
 
-  // --- transitional (remove when collectives/ and p2p/ call detail::GroupAccess) ---
-  // The old spellings of the internal accessors. They compile only where
-  // detail::GroupAccess is complete (runtime/process_group_internal.h), so a
-  // user of symmflow/symmflow.h cannot use them.
-  template <class T, class A = detail::GroupAccess>
-  T& extension() { return A::template extension<T>(*this); }
-  template <class A = detail::GroupAccess>
-  auto& segment() { return A::segment(*this); }
-  template <class A = detail::GroupAccess>
-  auto* liveness() { return A::liveness(*this); }
-  template <class A = detail::GroupAccess>
-  auto* net() const { return A::net(*this); }
-  // --- end transitional ---
-
  private:
   friend struct detail::GroupAccess;
   struct Liveness;  // the runtime::LivenessCheck of this group (process_group.cc)
@@ -128,10 +114,3 @@ class ProcessGroup {
 };
 
 }  // namespace symmflow::dist
-
-// Transitional, with the accessors above: runtime sources that still reach the
-// internals through this header get them (SYMMFLOW_RUNTIME_INTERNAL is a
-// private definition of the runtime layer's targets, never of users).
-#ifdef SYMMFLOW_RUNTIME_INTERNAL
-#include "symmflow/runtime/process_group_internal.h"
-#endif

@@ -8,6 +8,7 @@
 // Both sleep on the rank's one wake word of the group segment, which every
 // signal and every P2P event notifies, so a sleeping waiter wakes for either.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 namespace symmflow::dist {
@@ -19,6 +20,9 @@ namespace symmflow::dist::detail {
 // P2P: one pass of progress; whether any operation is pending; a counter that
 // moves whenever pending P2P operations may progress.
 void p2p_progress(ProcessGroup& g);
+// P2P operations posted and not complete in this process, all groups: lets a
+// collective skip the group's P2P engine (a hash lookup) when nothing is pending.
+extern size_t p2p_ops_in_flight;
 bool p2p_pending(ProcessGroup& g);
 uint64_t p2p_activity(ProcessGroup& g);
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 #include "symmflow/core/overlap.h"
 #include "symmflow/core/strided.h"
 #include "symmflow/runtime/collectives/coll_queue.h"
@@ -44,16 +45,10 @@ std::string_view proto_name(Proto p) {
   return "?";
 }
 
-size_t env_size(const char* name, size_t dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  return parse_bytes(v, name);
-}
-
 }  // namespace
 
 size_t nt_min_bytes() {
-  static const size_t v = env_size("SYMMFLOW_NT_MIN_BYTES", size_t(8) << 20);
+  static const size_t v = params::bytes("SYMMFLOW_NT_MIN_BYTES");
   return v;
 }
 
@@ -102,7 +97,7 @@ CollState::CollState(ProcessGroup& group)
   // two); from 4 KiB, pull moves each byte across cores once instead of twice
   // (all_gather 64 KiB: 4.0 us pull vs 6.9 us push; one-shot all_reduce into
   // a regular out: 4.0 vs 8.0 us). SYMMFLOW_PUSH_MAX_BYTES overrides (tuning).
-  push_max_ = std::min(slot_payload(W), env_size("SYMMFLOW_PUSH_MAX_BYTES", kDefaultPushMax));
+  push_max_ = std::min(slot_payload(W), params::bytes("SYMMFLOW_PUSH_MAX_BYTES"));
   slot_stride_ = kPushHeaderBytes + round_up(push_max_, 64);
   slots_ = g.heap().allocate(2 * size_t(W) * slot_stride_);
   std::memset(meta_->data(), 0, meta_stride_);
@@ -144,7 +139,7 @@ CollState& coll_state(ProcessGroup& g) {
   StateCache& c = t_cache;
   const uint64_t gen = g_generation.load(std::memory_order_relaxed);
   if (c.g == &g && c.gen == gen) return *c.st;
-  CollState& st = g.extension<CollState>();
+  CollState& st = detail::GroupAccess::extension<CollState>(g);
   c = {&g, &st, gen};
   return st;
 }

@@ -42,7 +42,7 @@
 #include "symmflow/core/tensor.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/copy_stats.h"
-#include "symmflow/runtime/process_group.h"
+#include "symmflow/runtime/process_group_internal.h"
 #include "symmflow/runtime/collectives/coll_task.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
 

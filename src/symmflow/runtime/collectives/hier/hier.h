@@ -55,7 +55,7 @@ struct HierState : runtime::LivenessCheck {
 
   int leader(int node) const { return g.node_ranks(node)[0]; }
   bool am_leader() const { return leader(g.node()) == g.rank(); }
-  NetLink& net() const { return *g.net(); }
+  NetLink& net() const { return *detail::GroupAccess::net(g); }
   runtime::LivenessCheck* live() { return this; }
 
   // Every rank, at the start of every collective: what it is calling.
@@ -66,7 +66,7 @@ struct HierState : runtime::LivenessCheck {
   }
 
   void check(const runtime::WaitSite& site) override {
-    g.liveness()->check(site);
+    detail::GroupAccess::liveness(g)->check(site);
     if (am_leader()) exchange_headers();
   }
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/collectives/hier/hier.h"
 #include "symmflow/runtime/world.h"
 
@@ -13,19 +14,13 @@ namespace symmflow::dist::detail::hier {
 // rank folds all W inputs itself: one network hop instead of the relay's
 // two). SYMMFLOW_NET_ONE_SHOT_MAX_BYTES overrides.
 size_t net_one_shot_max_bytes() {
-  static const size_t v = [] {
-    const char* s = std::getenv("SYMMFLOW_NET_ONE_SHOT_MAX_BYTES");
-    return s && *s ? parse_bytes(s, "SYMMFLOW_NET_ONE_SHOT_MAX_BYTES") : size_t(256) << 10;
-  }();
+  static const size_t v = params::bytes("SYMMFLOW_NET_ONE_SHOT_MAX_BYTES");
   return v;
 }
 
 // Pipeline chunk of the relay. SYMMFLOW_NET_CHUNK_BYTES overrides.
 size_t net_chunk_bytes() {
-  static const size_t v = [] {
-    const char* s = std::getenv("SYMMFLOW_NET_CHUNK_BYTES");
-    return s && *s ? parse_bytes(s, "SYMMFLOW_NET_CHUNK_BYTES") : size_t(512) << 10;
-  }();
+  static const size_t v = params::bytes("SYMMFLOW_NET_CHUNK_BYTES");
   return v;
 }
 
@@ -94,7 +89,7 @@ void HierState::exchange_headers() {
   }
 }
 
-HierState& hier_state(ProcessGroup& g) { return g.extension<HierState>(); }
+HierState& hier_state(ProcessGroup& g) { return detail::GroupAccess::extension<HierState>(g); }
 
 runtime::WaitSite site_of(const ProcessGroup& g, const char* op, int peer) {
   return runtime::WaitSite{op, "between nodes", g.name(), g.rank(), peer};
