@@ -2,6 +2,10 @@
 // reference each rank computes locally from every rank's deterministic input
 // (folded in rank order, as the contract says), so one-shot, two-shot, push,
 // pull and staged paths must all agree exactly.
+//
+// Over 500 lines as one unit: every case shares the reference fold, the
+// deterministic inputs and the matrix of dtypes x ops x sizes x placements
+// defined at the top; split, each part would repeat them.
 #include "symmflow/runtime/collectives/collectives.h"
 
 #include <unistd.h>
