@@ -1,7 +1,7 @@
 // The public P2P functions (p2p.h: isend, irecv, batch_isend_irecv), the
 // WorkImpl of a P2P operation (test / block), and the P2P side of the progress
 // rule (progress.h: p2p_progress, p2p_pending, p2p_activity). The engine is a
-// per-group extension, created on first use.
+// per-group extension, created on first use and cached per thread.
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/p2p/engine.h"
 #include "symmflow/runtime/progress.h"
@@ -10,7 +10,24 @@ namespace symmflow::dist {
 
 namespace {
 
-P2PEngine& engine_of(ProcessGroup& g) { return detail::GroupAccess::extension<P2PEngine>(g); }
+// ProcessGroup::extension() hashes a type_index per call: remember the last
+// group's engine. A destroyed engine bumps the generation, so a new group at a
+// recycled address never hits a stale entry (as coll_state() does).
+struct EngineCache {
+  ProcessGroup* g = nullptr;
+  P2PEngine* e = nullptr;
+  uint64_t gen = 0;
+};
+thread_local EngineCache t_engine;
+
+P2PEngine& engine_of(ProcessGroup& g) {
+  EngineCache& c = t_engine;
+  const uint64_t gen = P2PEngine::generation.load(std::memory_order_relaxed);
+  if (c.g == &g && c.gen == gen) return *c.e;
+  P2PEngine& e = detail::GroupAccess::extension<P2PEngine>(g);
+  c = {&g, &e, gen};
+  return e;
+}
 
 std::shared_ptr<P2PEngine> lock(const P2PWork& w) {
   auto e = w.engine.lock();
@@ -23,7 +40,8 @@ std::shared_ptr<P2PEngine> lock(const P2PWork& w) {
 
 namespace detail {
 void p2p_progress(ProcessGroup& g) { engine_of(g).progress(); }
-bool p2p_pending(ProcessGroup& g) { return engine_of(g).pending(); }
+size_t p2p_ops_in_flight = 0;
+bool p2p_pending(ProcessGroup& g) { return p2p_ops_in_flight != 0 && engine_of(g).pending(); }
 uint64_t p2p_activity(ProcessGroup& g) { return engine_of(g).activity(); }
 void p2p_set_eager_max_bytes(ProcessGroup& g, size_t bytes) { engine_of(g).set_eager_max_bytes(bytes); }
 }  // namespace detail
@@ -37,32 +55,55 @@ void P2PWork::block() {
   if (!done) lock(*this)->wait(*this);
 }
 
+// One progress pass per call: consume every incoming event first (a receive
+// post already there lets the send go rendezvous; an eager message already
+// there lets the receive complete without a post), then post, then flush and
+// notify.
+std::shared_ptr<P2PWork> P2PEngine::isend(const Tensor& t, int peer, int tag) {
+  auto w = make_work(P2POp::Kind::send, t, peer, tag);
+  pass();
+  post_send(w);
+  PeerState& ps = peers_[size_t(peer)];
+  if (ps.out && !ps.staged_sends.empty()) drive_staged(peer);
+  notify_peers();
+  return w;
+}
+
+std::shared_ptr<P2PWork> P2PEngine::irecv(const Tensor& t, int peer, int tag) {
+  auto w = make_work(P2POp::Kind::recv, t, peer, tag);
+  pass();
+  post_recv(w);
+  notify_peers();
+  return w;
+}
+
+std::vector<std::shared_ptr<P2PWork>> P2PEngine::batch(const std::vector<P2POp>& ops) {
+  std::vector<std::shared_ptr<P2PWork>> works(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i)  // validate everything before posting anything
+    works[i] = make_work(ops[i].kind, ops[i].tensor, ops[i].peer, ops[i].tag);
+  pass();
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == P2POp::Kind::recv) post_recv(works[i]);
+  // The peers' posts that arrived meanwhile, before the sends look for them.
+  for (int p : node_ranks_) consume(p);
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == P2POp::Kind::send) post_send(works[i]);
+  for (int p : node_ranks_)
+    if (!peers_[size_t(p)].staged_sends.empty()) drive_staged(p);
+  notify_peers();
+  return works;
+}
+
 Work isend(ProcessGroup& g, const Tensor& t, int dst, int tag) {
-  auto& e = engine_of(g);
-  auto w = e.make_work(P2POp::Kind::send, t, dst, tag);
-  e.post_send(w);
-  e.progress();
-  return Work(w);
+  return Work(engine_of(g).isend(t, dst, tag));
 }
 
 Work irecv(ProcessGroup& g, const Tensor& t, int src, int tag) {
-  auto& e = engine_of(g);
-  auto w = e.make_work(P2POp::Kind::recv, t, src, tag);
-  e.post_recv(w);
-  e.progress();
-  return Work(w);
+  return Work(engine_of(g).irecv(t, src, tag));
 }
 
 std::vector<Work> batch_isend_irecv(ProcessGroup& g, const std::vector<P2POp>& ops) {
-  auto& e = engine_of(g);
-  std::vector<std::shared_ptr<P2PWork>> works(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i)  // validate everything before posting anything
-    works[i] = e.make_work(ops[i].kind, ops[i].tensor, ops[i].peer, ops[i].tag);
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].kind == P2POp::Kind::recv) e.post_recv(works[i]);
-  for (size_t i = 0; i < ops.size(); ++i)
-    if (ops[i].kind == P2POp::Kind::send) e.post_send(works[i]);
-  e.progress();
+  auto works = engine_of(g).batch(ops);
   std::vector<Work> out;
   out.reserve(ops.size());
   for (auto& w : works) out.emplace_back(std::move(w));

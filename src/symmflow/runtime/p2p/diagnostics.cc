@@ -21,9 +21,6 @@ std::string P2PEngine::describe(const P2PWork& w) const {
   switch (w.state) {
     case P2PWork::State::queued:
       return fmt::format("send of {} bytes: rank {} has posted no matching receive", w.nbytes, p);
-    case P2PWork::State::eager:
-      return fmt::format("eager send of {} bytes is in rank {}'s slot: rank {} has posted no "
-                         "matching receive", w.nbytes, p, p);
     case P2PWork::State::reading:
       return fmt::format("send of {} bytes: waiting for rank {} to read it from the symmetric "
                          "buffer", w.nbytes, p);

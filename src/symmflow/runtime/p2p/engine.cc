@@ -7,45 +7,72 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/p2p/engine.h"
+#include "symmflow/runtime/progress.h"
 
 namespace symmflow::dist {
 
 using Clock = std::chrono::steady_clock;
 
+std::atomic<uint64_t> P2PEngine::generation{0};
+
 P2PEngine::P2PEngine(ProcessGroup& g)
     : group_(g), segment_(detail::GroupAccess::segment(g.node_group())), rank_(g.rank()),
       node_ranks_(g.node_ranks(g.node())), peers_(size_t(g.size())) {
+  my_wake_ = &segment_.wake(group_.local_index(rank_));
   // The counters continue where an earlier engine of this group left them.
   for (int p : node_ranks_) {
     PeerState& peer = peers_[size_t(p)];
-    peer.ring_head = pair(rank_, p).head.load(std::memory_order_relaxed);
-    peer.ring_tail = pair(p, rank_).tail.load(std::memory_order_relaxed);
-    peer.mailbox_chunks_drained = pair(p, rank_).drained.load(std::memory_order_relaxed);
-    peer.mailbox_chunks_filled = pair(rank_, p).drained.load(std::memory_order_acquire);
+    peer.out = &pair(rank_, p);
+    peer.in = &pair(p, rank_);
+    peer.wake = &segment_.wake(group_.local_index(p));
+    peer.ring_head = peer.out->head.load(std::memory_order_relaxed);
+    peer.ring_tail = peer.in->tail.load(std::memory_order_relaxed);
+    peer.mailbox_chunks_drained = peer.in->drained.load(std::memory_order_relaxed);
+    peer.mailbox_chunks_filled = peer.out->drained.load(std::memory_order_acquire);
   }
 }
+
+P2PEngine::~P2PEngine() { generation.fetch_add(1, std::memory_order_relaxed); }
 
 uint64_t P2PEngine::activity() const {
   uint64_t sum = 0;
   for (int p : node_ranks_) {
-    sum += pair(p, rank_).head.load(std::memory_order_acquire);
-    const runtime::P2PPairBlock& out = pair(rank_, p);
-    sum += out.tail.load(std::memory_order_acquire) + out.drained.load(std::memory_order_acquire);
+    const PeerState& peer = peers_[size_t(p)];
+    sum += peer.in->head.load(std::memory_order_acquire);
+    sum += peer.out->tail.load(std::memory_order_acquire) +
+           peer.out->drained.load(std::memory_order_acquire);
   }
   return sum;
 }
 
-void P2PEngine::progress() {
+void P2PEngine::pass() {
   for (int p : node_ranks_) consume(p);
   if (!net_pending_.empty()) poll_net();
   for (int p : node_ranks_) {
-    flush(p);
-    drive_staged(p);
+    PeerState& peer = peers_[size_t(p)];
+    if (!peer.outbox.empty()) flush(p);
+    if (!peer.staged_sends.empty()) drive_staged(p);
   }
+}
+
+void P2PEngine::progress() {
+  pass();
+  notify_peers();
 }
 
 void P2PEngine::wait(P2PWork& w) {
   if (w.done) return;
+  // Fast path: a short poll, with nothing set up (clock, deadline, labels):
+  // a small message from a peer that is running arrives within it. Ranks that
+  // outnumber the CPUs poll little (the peer may need this CPU).
+  {
+    const int polls = runtime::oversubscribed() ? 4 : 512;
+    for (int i = 0; i < polls; ++i) {
+      progress();
+      if (w.done) return;
+      runtime::cpu_relax();
+    }
+  }
   const double timeout_s = runtime::wait_timeout_s();
   const auto start = Clock::now();
   const auto deadline =
@@ -61,6 +88,10 @@ void P2PEngine::wait(P2PWork& w) {
     // Snapshot before progressing: anything that arrives later changes it.
     const uint64_t snapshot = activity();
     progress();
+    if (w.done) return;
+    // The progress rule (progress.h): the group's collectives in flight take
+    // every step they can while this rank waits for P2P.
+    detail::coll_progress(group_);
     if (w.done) return;
     auto now = Clock::now();
     if (now >= next_liveness_check) {  // the peer may be dead while others keep us busy
@@ -79,12 +110,19 @@ void P2PEngine::wait(P2PWork& w) {
       throw TimeoutError(timeout_message(w, timeout_s, what));
     }
     if (net_pending_.empty()) {
-      runtime::wait_slow([&] { return activity() != snapshot || Clock::now() >= deadline; },
-                         wake(rank_), site, liveness, [&] { return describe(w); });
+      runtime::wait_slow([&] {
+                           return activity() != snapshot || detail::coll_ready(group_) ||
+                                  Clock::now() >= deadline;
+                         },
+                         *my_wake_, site, liveness, [&] { return describe(w); });
     } else {
       // Network requests move only when polled: no futex sleep.
       runtime::wait_poll(
-          [&] { return activity() != snapshot || poll_net() || Clock::now() >= deadline; }, site,
+          [&] {
+            return activity() != snapshot || poll_net() || detail::coll_ready(group_) ||
+                   Clock::now() >= deadline;
+          },
+          site,
           liveness, [&] { return describe(w); });
     }
   }

@@ -20,20 +20,30 @@
 //    buffer (send_ready / read_done), or stages it through the mailbox
 //    (mailbox_chunk), or reports a size mismatch;
 //  - eager (no post yet, at most kEagerMaxBytes, a free eager slot): copies the
-//    message into a slot (eager_message); r matches it with the receive of the
-//    same key, copies it out and frees the slot (eager_consumed), which also
-//    completes s's send (so that a size mismatch fails both sides). A post that
-//    crosses an eager message on the way is dropped by s (the slot is still in
-//    use when it arrives: r frees it only after its post, on the same ring).
+//    message into a slot (eager_message), which completes s's send at once (as
+//    MPI's eager sends do); r matches it with the receive of the same key,
+//    copies it out and frees the slot (eager_consumed). A size mismatch is
+//    reported by r only. A post that crosses an eager message on the way is
+//    dropped by s (the slot is still in use when it arrives: r frees it only
+//    after its post, on the same ring).
 //
 // Progress is single-threaded and explicit: progress() consumes all incoming
 // control events, polls the network, flushes queued events and drives staged
-// sends. Nothing blocks except wait(), which sleeps in wait_slow() on this
-// rank's wake word until any counter it depends on moves (activity()).
+// sends. Nothing blocks except wait(), which polls a few passes, then sleeps in
+// wait_slow() on this rank's wake word until any counter it depends on moves
+// (activity()).
+//
+// Per operation nothing is allocated in the steady state: the Work comes from a
+// per-thread pool (allocate_shared), a contiguous tensor needs no layout (a
+// strided one is core's StridedLayout), the per-peer queues are vectors that
+// keep their capacity, and the engine of a group is cached per thread. A pass
+// notifies each peer it published to once, at its end (one seq_cst fence per
+// peer and pass, not one per event).
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -41,9 +51,9 @@
 #include <utility>
 #include <vector>
 
+#include "symmflow/core/strided.h"
 #include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/p2p/p2p.h"
-#include "symmflow/runtime/p2p/tensor_layout.h"
 #include "symmflow/runtime/process_group_internal.h"
 
 namespace symmflow::dist {
@@ -56,9 +66,19 @@ struct MessageKey {
   uint64_t tag_seq = 0;  // from 1
   bool operator==(const MessageKey&) const = default;
 };
-struct MessageKeyHash {
-  size_t operator()(const MessageKey& k) const {
-    return size_t(k.tag_seq * 0x9E3779B97F4A7C15ull ^ uint32_t(k.tag));
+
+// Per-tag message counters of one peer. Tags are few and the last one is most
+// likely the next: remembered (unordered_map keeps references on rehash).
+struct TagCounters {
+  std::unordered_map<int, uint64_t> by_tag;
+  int last_tag = 0;
+  uint64_t* last = nullptr;
+  uint64_t next(int tag) {
+    if (!last || last_tag != tag) {
+      last = &by_tag[tag];
+      last_tag = tag;
+    }
+    return ++*last;
   }
 };
 
@@ -70,7 +90,6 @@ class P2PWork final : public WorkImpl {
     queued,   // send: waiting for the receive post; receive: waiting for data
     reading,  // send: the receiver reads my symmetric buffer
     staged,   // mailbox transfer in progress
-    eager,    // send: in an eager slot, waiting for the receiver to take it
     net,      // on the NetLink (peer on another node)
     done,
   };
@@ -79,7 +98,10 @@ class P2PWork final : public WorkImpl {
   int peer = 0, tag = 0;
   uint64_t tag_seq = 0;  // per (peer, tag), from 1
   Tensor tensor;
-  TensorLayout layout;
+  char* data = nullptr;    // element 0 (null when empty)
+  size_t itemsize = 1;
+  bool contiguous = true;  // one run: copies are one memcpy, `layout` is unused
+  StridedLayout layout;    // strided tensors only (a contiguous one allocates nothing)
   size_t nbytes = 0;
   int64_t heap_offset = -1;      // of the data in the group's heap when symmetric + contiguous
   size_t bytes_transferred = 0;  // staged transfers
@@ -88,6 +110,13 @@ class P2PWork final : public WorkImpl {
   std::vector<char> packed;           // the packed copy of a strided tensor for the network
   bool done = false;
 
+  // Elements [first, first + count) of the tensor, row-major, to / from the
+  // contiguous `buffer`.
+  void pack(size_t first, size_t count, void* buffer) const;
+  void unpack(const void* buffer, size_t first, size_t count) const;
+  void pack_all(void* buffer) const { pack(0, nbytes / itemsize, buffer); }
+  void unpack_all(const void* buffer) const { unpack(buffer, 0, nbytes / itemsize); }
+
   const char* op() const { return kind == P2POp::Kind::send ? "isend" : "irecv"; }
   MessageKey key() const { return {tag, tag_seq}; }
 };
@@ -95,6 +124,15 @@ class P2PWork final : public WorkImpl {
 class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
  public:
   explicit P2PEngine(ProcessGroup& g);
+  ~P2PEngine();
+  // Bumped by every engine's destruction: a cached engine pointer (api.cc) is
+  // valid while the generation it was cached at is current.
+  static std::atomic<uint64_t> generation;
+
+  // --- api.cc: the public calls, one progress pass each ---
+  std::shared_ptr<P2PWork> isend(const Tensor& t, int peer, int tag);
+  std::shared_ptr<P2PWork> irecv(const Tensor& t, int peer, int tag);
+  std::vector<std::shared_ptr<P2PWork>> batch(const std::vector<P2POp>& ops);
 
   // --- api.cc / matching.cc: operations ---
   std::shared_ptr<P2PWork> make_work(P2POp::Kind kind, const Tensor& t, int peer, int tag);
@@ -103,7 +141,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   // --- engine.cc: progress (the rule of progress.h) ---
   // One pass: consume every incoming event, poll the network, flush queued
-  // events, drive staged sends. Never blocks.
+  // events, drive staged sends, notify the peers published to. Never blocks.
   void progress();
   // Progresses until `w` completes; throws TimeoutError / PeerFailure.
   void wait(P2PWork& w);
@@ -123,32 +161,50 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     uint64_t nbytes = 0;
     int64_t heap_offset = -1;  // of the receive buffer; -1: not symmetric + contiguous
   };
-  // Sender side, per tag: at most one of the two queues is non-empty.
-  struct TagMatchQueue {
-    std::deque<std::shared_ptr<P2PWork>> sends_waiting;  // sends waiting for a receive post
-    std::deque<RecvPost> posts_waiting;                  // receive posts waiting for a send
+  // Sender side: a receive post waiting for its send.
+  struct WaitingPost {
+    int32_t tag = 0;
+    RecvPost post;
   };
   // Receiver side: an eager message that arrived before its receive was posted.
   struct EagerArrival {
+    MessageKey key;
     uint64_t nbytes = 0;
     uint64_t slot = 0;
   };
-  using WorkByKey = std::unordered_map<MessageKey, std::shared_ptr<P2PWork>, MessageKeyHash>;
+  // Sender side: an eager slot holds the message `key` until the receiver frees it.
+  struct EagerSlot {
+    bool busy = false;
+    MessageKey key;
+  };
+  // Operations waiting for an event, found by key. Few are in flight per peer
+  // (a linear search beats a hash), and the vector keeps its capacity: no
+  // allocation per message.
+  using WorkList = std::vector<std::shared_ptr<P2PWork>>;
 
   struct PeerState {
+    // --- shared memory (null when the peer is not on my node) ---
+    runtime::P2PPairBlock* out = nullptr;  // me -> peer
+    runtime::P2PPairBlock* in = nullptr;   // peer -> me
+    runtime::WakeWord* wake = nullptr;     // the peer's wake word
+    bool notify_due = false;               // published to the peer since the last notify
     // --- me as the receiver from this peer ---
-    std::unordered_map<int, uint64_t> recv_seq_by_tag;
-    WorkByKey recvs_waiting;  // posted, data not complete
-    std::unordered_map<MessageKey, EagerArrival, MessageKeyHash> eager_unmatched;
+    TagCounters recv_seq;
+    WorkList recvs_waiting;  // posted, data not complete
+    std::vector<EagerArrival> eager_unmatched;
     uint64_t mailbox_chunks_drained = 0;  // mailbox chunks (peer -> me) copied out
     // --- me as the sender to this peer ---
-    std::unordered_map<int, uint64_t> send_seq_by_tag;
-    std::unordered_map<int, TagMatchQueue> match_queues;
-    WorkByKey sends_being_read;  // the peer reads them from my symmetric buffer
+    TagCounters send_seq;
+    // Sends waiting for their receive post and posts waiting for their send,
+    // each in order (the first of a tag is the oldest); per tag at most one of
+    // the two holds entries.
+    WorkList sends_waiting;
+    std::vector<WaitingPost> posts_waiting;
+    WorkList sends_being_read;  // the peer reads them from my symmetric buffer
     std::deque<std::pair<std::shared_ptr<P2PWork>, RecvPost>> staged_sends;  // mailbox order
     size_t staged_bytes_sent = 0;         // bytes of staged_sends.front() already in the mailbox
     uint64_t mailbox_chunks_filled = 0;   // mailbox chunks (me -> peer) filled
-    std::array<std::shared_ptr<P2PWork>, runtime::kEagerSlots> eager_slot_sends;  // null: free
+    std::array<EagerSlot, runtime::kEagerSlots> eager_slots;
     int eager_slots_in_use = 0;
     // --- control rings: me -> peer (head) and peer -> me (tail) ---
     std::deque<runtime::P2PEvent> outbox;  // events waiting for room in the ring
@@ -159,7 +215,10 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   void on_recv_posted(int peer, const runtime::P2PEvent& e);
   void match(const std::shared_ptr<P2PWork>& send, const RecvPost& post);  // chooses the protocol
   int64_t symmetric_heap_offset(const Tensor& t) const;
-  std::shared_ptr<P2PWork> take(WorkByKey& works, int peer, const runtime::P2PEvent& e);
+  std::shared_ptr<P2PWork> take(WorkList& works, int peer, const runtime::P2PEvent& e);
+  // One pass without the notifies (progress() = pass() + notify_peers()).
+  void pass();
+  void notify_peers();
   void complete(P2PWork& w);
   void fail_work(P2PWork& w, std::string message);
   std::string recv_size_mismatch(const P2PWork& recv, uint64_t sender_nbytes) const;
@@ -167,10 +226,11 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
 
   // --- shm_channel.cc ---
   runtime::P2PPairBlock& pair(int from, int to) const;
-  runtime::WakeWord& wake(int peer) const;
   runtime::P2PEvent event(runtime::P2PEventType type, const P2PWork& w) const;
   bool try_push(int peer, const runtime::P2PEvent& e);
-  void push(int peer, const runtime::P2PEvent& e);  // never blocks: queues when the ring is full
+  // Never blocks: queues when the ring is full. The peer is notified at the end
+  // of the pass (notify_peers).
+  void push(int peer, const runtime::P2PEvent& e);
   void flush(int peer);
   void consume(int peer);
   void handle(int peer, const runtime::P2PEvent& e);
@@ -182,7 +242,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   bool try_send_eager(const std::shared_ptr<P2PWork>& send);
   bool crossed_eager_message(int peer, MessageKey key) const;
   void on_eager_message(int peer, const runtime::P2PEvent& e);
-  void deliver_eager(int peer, P2PWork& recv, const EagerArrival& arrival);
+  void deliver_eager(int peer, P2PWork& recv, uint64_t nbytes, uint64_t slot);
   void on_eager_consumed(int peer, const runtime::P2PEvent& e);
 
   // --- mailbox.cc ---
@@ -201,6 +261,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   runtime::GroupSegment& segment_;  // this node's segment of the group
   int rank_;                        // my group rank
   std::vector<int> node_ranks_;     // group ranks on my node (shared memory), me included
+  runtime::WakeWord* my_wake_;      // this rank's wake word
   std::vector<std::shared_ptr<P2PWork>> net_pending_;  // on the NetLink
   size_t pending_ops_ = 0;                             // posted, not complete
   std::vector<PeerState> peers_;                       // by group rank

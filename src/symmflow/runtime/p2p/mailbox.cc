@@ -15,16 +15,15 @@ using runtime::P2PEventType;
 
 void P2PEngine::drive_staged(int p) {
   PeerState& peer = peers_[size_t(p)];
-  runtime::P2PPairBlock& block = pair(rank_, p);
+  runtime::P2PPairBlock& block = *peer.out;
   while (!peer.staged_sends.empty()) {
     const uint64_t drained = block.drained.load(std::memory_order_acquire);
     if (peer.mailbox_chunks_filled - drained >= uint64_t(runtime::kMailboxSlots)) return;
     auto& w = peer.staged_sends.front().first;
-    const size_t chunk_bytes = runtime::kMailboxChunk / w->layout.itemsize * w->layout.itemsize;
+    const size_t chunk_bytes = runtime::kMailboxChunk / w->itemsize * w->itemsize;
     const size_t length = std::min(chunk_bytes, w->nbytes - peer.staged_bytes_sent);
     const uint64_t slot = peer.mailbox_chunks_filled % runtime::kMailboxSlots;
-    copy_elements(w->layout, peer.staged_bytes_sent / w->layout.itemsize, length / w->layout.itemsize,
-                  block.mailbox[slot], CopyDirection::tensor_to_buffer);
+    w->pack(peer.staged_bytes_sent / w->itemsize, length / w->itemsize, block.mailbox[slot]);
     P2PEvent e = event(P2PEventType::mailbox_chunk, *w);
     e.mailbox_chunk.message_offset = peer.staged_bytes_sent;
     e.mailbox_chunk.length = length;
@@ -44,14 +43,16 @@ void P2PEngine::drive_staged(int p) {
 
 void P2PEngine::on_mailbox_chunk(int p, const P2PEvent& e) {
   PeerState& peer = peers_[size_t(p)];
-  auto it = peer.recvs_waiting.find(MessageKey{e.tag, e.tag_seq});
-  if (it == peer.recvs_waiting.end()) take(peer.recvs_waiting, p, e);  // throws
-  P2PWork& w = *it->second;
+  const MessageKey key{e.tag, e.tag_seq};
+  P2PWork* found = nullptr;
+  for (auto& r : peer.recvs_waiting)
+    if (r->key() == key) found = r.get();
+  if (!found) take(peer.recvs_waiting, p, e);  // throws
+  P2PWork& w = *found;
   const auto& chunk = e.mailbox_chunk;
-  copy_elements(w.layout, chunk.message_offset / w.layout.itemsize, chunk.length / w.layout.itemsize,
-                pair(p, rank_).mailbox[chunk.slot], CopyDirection::buffer_to_tensor);
-  pair(p, rank_).drained.store(++peer.mailbox_chunks_drained, std::memory_order_release);
-  runtime::notify(wake(p));
+  w.unpack(peer.in->mailbox[chunk.slot], chunk.message_offset / w.itemsize, chunk.length / w.itemsize);
+  peer.in->drained.store(++peer.mailbox_chunks_drained, std::memory_order_release);
+  peer.notify_due = true;
   w.bytes_transferred += chunk.length;
   w.state = P2PWork::State::staged;
   if (w.bytes_transferred == w.nbytes) {

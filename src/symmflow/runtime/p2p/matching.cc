@@ -5,12 +5,61 @@
 #include <exception>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/collectives/reduce_kernels.h"
 #include "symmflow/runtime/p2p/engine.h"
+#include "symmflow/runtime/progress.h"
 
 namespace symmflow::dist {
 
 using runtime::P2PEvent;
 using runtime::P2PEventType;
+
+namespace {
+
+// P2PWork blocks (the Work and its shared_ptr control block, one allocation by
+// allocate_shared) recycled per thread: an operation allocates nothing once the
+// pool holds as many as are in flight. A block freed on another thread joins
+// that thread's pool.
+struct WorkBlockPool {
+  std::vector<void*> free;
+  size_t size = 0;  // bytes of a block (one type is pooled)
+  ~WorkBlockPool() {
+    for (void* p : free) ::operator delete(p);
+  }
+};
+thread_local WorkBlockPool t_work_pool;
+constexpr size_t kMaxPooledBlocks = 1024;
+
+template <class T>
+struct PoolAllocator {
+  using value_type = T;
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+  PoolAllocator() = default;
+  template <class U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT
+  T* allocate(size_t n) {
+    WorkBlockPool& pool = t_work_pool;
+    if (n == 1 && pool.size == sizeof(T) && !pool.free.empty()) {
+      void* p = pool.free.back();
+      pool.free.pop_back();
+      return static_cast<T*>(p);
+    }
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, size_t n) {
+    WorkBlockPool& pool = t_work_pool;
+    if (n == 1 && (pool.size == sizeof(T) || pool.size == 0) && pool.free.size() < kMaxPooledBlocks) {
+      pool.size = sizeof(T);
+      pool.free.push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <class U>
+  bool operator==(const PoolAllocator<U>&) const { return true; }
+};
+
+}  // namespace
 
 std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t, int peer, int tag) {
   const char* op = kind == P2POp::Kind::send ? "isend" : "irecv";
@@ -18,16 +67,35 @@ std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t,
            t.defined() ? t.type_string() : std::string("an undefined tensor"));
   SF_CHECK(peer >= 0 && peer < group_.size(), "{}: group '{}' has ranks 0..{}, found peer {}", op,
            group_.name(), group_.size() - 1, peer);
-  auto w = std::make_shared<P2PWork>();
+  auto w = std::allocate_shared<P2PWork>(PoolAllocator<P2PWork>());
   w->kind = kind;
   w->engine = weak_from_this();
   w->peer = peer;
   w->tag = tag;
   w->tensor = t;
-  w->layout = layout_of(t);
-  w->nbytes = t.nbytes();
+  w->itemsize = t.itemsize();
+  const int64_t numel = t.numel();
+  w->nbytes = size_t(numel) * w->itemsize;
+  if (numel > 0) w->data = static_cast<char*>(t.data_ptr());
+  w->contiguous = numel <= 1 || t.is_contiguous();
+  if (!w->contiguous) {
+    w->layout = strided_layout(t);
+    w->contiguous = w->layout.contiguous();  // e.g. a column of a one-column matrix
+  }
   w->heap_offset = symmetric_heap_offset(t);
   return w;
+}
+
+void P2PWork::pack(size_t first, size_t count, void* buffer) const {
+  if (count == 0) return;
+  if (contiguous) detail::copy_bytes(buffer, data + first * itemsize, count * itemsize);
+  else pack_elements(layout, int64_t(first), int64_t(count), buffer, detail::copy_bytes);
+}
+
+void P2PWork::unpack(const void* buffer, size_t first, size_t count) const {
+  if (count == 0) return;
+  if (contiguous) detail::copy_bytes(data + first * itemsize, buffer, count * itemsize);
+  else unpack_elements(buffer, layout, int64_t(first), int64_t(count), detail::copy_bytes);
 }
 
 int64_t P2PEngine::symmetric_heap_offset(const Tensor& t) const {
@@ -43,18 +111,22 @@ int64_t P2PEngine::symmetric_heap_offset(const Tensor& t) const {
 
 void P2PEngine::post_recv(const std::shared_ptr<P2PWork>& w) {
   ++pending_ops_;
+  ++detail::p2p_ops_in_flight;
   PeerState& peer = peers_[size_t(w->peer)];
-  w->tag_seq = ++peer.recv_seq_by_tag[w->tag];
-  if (!group_.is_shm_reachable(w->peer)) return post_net(w);
-  // An eager message that came first: take it, no post needed.
-  auto arrived = peer.eager_unmatched.find(w->key());
-  if (arrived != peer.eager_unmatched.end()) {
-    EagerArrival a = arrived->second;
-    peer.eager_unmatched.erase(arrived);
-    deliver_eager(w->peer, *w, a);
+  w->tag_seq = peer.recv_seq.next(w->tag);
+  if (!peer.in) return post_net(w);
+  // An eager message that came first (the caller consumed the ring just
+  // before): take it, no post needed.
+  const MessageKey key = w->key();
+  auto& arrived = peer.eager_unmatched;
+  for (size_t i = 0; i < arrived.size(); ++i) {
+    if (arrived[i].key != key) continue;
+    const EagerArrival a = arrived[i];
+    arrived.erase(arrived.begin() + ptrdiff_t(i));
+    deliver_eager(w->peer, *w, a.nbytes, a.slot);
     return;
   }
-  peer.recvs_waiting.emplace(w->key(), w);
+  peer.recvs_waiting.push_back(w);
   P2PEvent e = event(P2PEventType::recv_posted, *w);
   e.recv_posted.nbytes = w->nbytes;
   e.recv_posted.heap_offset = w->heap_offset;
@@ -63,25 +135,25 @@ void P2PEngine::post_recv(const std::shared_ptr<P2PWork>& w) {
 
 void P2PEngine::post_send(const std::shared_ptr<P2PWork>& w) {
   ++pending_ops_;
+  ++detail::p2p_ops_in_flight;
   PeerState& peer = peers_[size_t(w->peer)];
-  w->tag_seq = ++peer.send_seq_by_tag[w->tag];
-  if (!group_.is_shm_reachable(w->peer)) return post_net(w);
-  // A receive post already in the ring wins over eager: rendezvous puts the
-  // data straight into the receive buffer and completes at once.
-  consume(w->peer);
-  auto it = peer.match_queues.find(w->tag);
-  if (it != peer.match_queues.end() && !it->second.posts_waiting.empty()) {
-    RecvPost post = it->second.posts_waiting.front();
-    it->second.posts_waiting.pop_front();
-    if (it->second.sends_waiting.empty() && it->second.posts_waiting.empty())
-      peer.match_queues.erase(it);
+  w->tag_seq = peer.send_seq.next(w->tag);
+  if (!peer.out) return post_net(w);
+  // A receive post already consumed (the caller consumed the ring just before)
+  // wins over eager: rendezvous puts the data straight into the receive buffer
+  // and completes at once.
+  auto& posts = peer.posts_waiting;
+  for (size_t i = 0; i < posts.size(); ++i) {
+    if (posts[i].tag != w->tag) continue;
+    const RecvPost post = posts[i].post;
+    posts.erase(posts.begin() + ptrdiff_t(i));
     SF_CHECK(post.tag_seq == w->tag_seq,
              "P2P protocol error in group '{}': rank {} matches send {} to rank {} (tag {}) with "
              "receive post {}", group_.name(), rank_, w->tag_seq, w->peer, w->tag, post.tag_seq);
     match(w, post);
-  } else if (!try_send_eager(w)) {
-    peer.match_queues[w->tag].sends_waiting.push_back(w);
+    return;
   }
+  if (!try_send_eager(w)) peer.sends_waiting.push_back(w);
 }
 
 void P2PEngine::on_recv_posted(int p, const P2PEvent& e) {
@@ -89,19 +161,19 @@ void P2PEngine::on_recv_posted(int p, const P2PEvent& e) {
   const MessageKey key{e.tag, e.tag_seq};
   // The send went eager while this post was on its way: the receiver matches it.
   if (crossed_eager_message(p, key)) return;
-  RecvPost post{e.tag_seq, e.recv_posted.nbytes, e.recv_posted.heap_offset};
-  auto& queue = peer.match_queues[e.tag];
-  if (queue.sends_waiting.empty()) {
-    queue.posts_waiting.push_back(post);
+  const RecvPost post{e.tag_seq, e.recv_posted.nbytes, e.recv_posted.heap_offset};
+  auto& sends = peer.sends_waiting;
+  for (size_t i = 0; i < sends.size(); ++i) {
+    if (sends[i]->tag != e.tag) continue;
+    auto w = std::move(sends[i]);
+    sends.erase(sends.begin() + ptrdiff_t(i));
+    SF_CHECK(post.tag_seq == w->tag_seq,
+             "P2P protocol error in group '{}': rank {} matches send {} to rank {} (tag {}) with "
+             "receive post {}", group_.name(), rank_, w->tag_seq, p, e.tag, post.tag_seq);
+    match(w, post);
     return;
   }
-  auto w = std::move(queue.sends_waiting.front());
-  queue.sends_waiting.pop_front();
-  if (queue.sends_waiting.empty() && queue.posts_waiting.empty()) peer.match_queues.erase(e.tag);
-  SF_CHECK(post.tag_seq == w->tag_seq,
-           "P2P protocol error in group '{}': rank {} matches send {} to rank {} (tag {}) with "
-           "receive post {}", group_.name(), rank_, w->tag_seq, p, e.tag, post.tag_seq);
-  match(w, post);
+  peer.posts_waiting.push_back({e.tag, post});
 }
 
 void P2PEngine::match(const std::shared_ptr<P2PWork>& w, const RecvPost& post) {
@@ -123,22 +195,29 @@ void P2PEngine::match(const std::shared_ptr<P2PWork>& w, const RecvPost& post) {
   }
 }
 
-std::shared_ptr<P2PWork> P2PEngine::take(WorkByKey& works, int p, const P2PEvent& e) {
-  auto it = works.find(MessageKey{e.tag, e.tag_seq});
-  if (it == works.end())
-    fail("P2P protocol error in group '{}': rank {} got event {} from rank {} for unknown "
-         "message (tag {}, sequence {})", group_.name(), rank_, uint32_t(e.type), p, e.tag, e.tag_seq);
-  auto w = std::move(it->second);
-  works.erase(it);
-  return w;
+std::shared_ptr<P2PWork> P2PEngine::take(WorkList& works, int p, const P2PEvent& e) {
+  const MessageKey key{e.tag, e.tag_seq};
+  for (size_t i = 0; i < works.size(); ++i) {
+    if (works[i]->key() != key) continue;
+    auto w = std::move(works[i]);
+    if (i + 1 != works.size()) works[i] = std::move(works.back());
+    works.pop_back();
+    return w;
+  }
+  fail("P2P protocol error in group '{}': rank {} got event {} from rank {} for unknown "
+       "message (tag {}, sequence {})", group_.name(), rank_, uint32_t(e.type), p, e.tag, e.tag_seq);
 }
 
 void P2PEngine::complete(P2PWork& w) {
-  if (!w.done) --pending_ops_;
+  if (!w.done) {
+    --pending_ops_;
+    --detail::p2p_ops_in_flight;
+  }
   w.done = true;
   w.state = P2PWork::State::done;
   w.tensor = Tensor();  // the caller keeps its own handle
-  w.layout = TensorLayout();
+  w.data = nullptr;
+  if (!w.contiguous) w.layout = StridedLayout();
 }
 
 void P2PEngine::fail_work(P2PWork& w, std::string message) {

@@ -10,13 +10,13 @@ namespace symmflow::dist {
 
 void P2PEngine::post_net(const std::shared_ptr<P2PWork>& w) {
   NetLink& net = *detail::GroupAccess::net(group_);
-  const bool direct = w->layout.contiguous() || w->nbytes == 0;
-  char* buffer = direct ? w->layout.data : nullptr;
+  const bool direct = w->contiguous || w->nbytes == 0;
+  char* buffer = direct ? w->data : nullptr;
   if (!direct) {
     w->packed.resize(w->nbytes);
     buffer = w->packed.data();
     if (w->kind == P2POp::Kind::send) {
-      copy_all(w->layout, w->nbytes, buffer, CopyDirection::tensor_to_buffer);
+      w->pack_all(buffer);
       count_staged_copy(w->nbytes);
     }
   }
@@ -46,7 +46,7 @@ bool P2PEngine::poll_net() {
           w->peer, received));
     } else {
       if (w->kind == P2POp::Kind::recv && !w->packed.empty()) {
-        copy_all(w->layout, w->nbytes, w->packed.data(), CopyDirection::buffer_to_tensor);
+        w->unpack_all(w->packed.data());
         count_staged_copy(w->nbytes);
       }
       w->bytes_transferred = w->nbytes;

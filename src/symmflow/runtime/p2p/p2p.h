@@ -12,9 +12,14 @@
 // - otherwise goes through the pair's staged mailbox in the group segment (counted
 //   in copy_stats.h).
 // A send of at most runtime::kEagerMaxBytes whose receive post has not arrived
-// goes eager: copied into a slot of the pair's block at once, taken out by the
-// receiver when it posts (counted in copy_stats.h too). Its Work completes when
-// the receiver took it, so that a size mismatch fails both sides.
+// goes eager (while the pair has a free slot: runtime::kEagerSlots): copied
+// into a slot of the pair's block at once, taken out by the receiver when it
+// posts (counted in copy_stats.h too). Its Work completes as soon as the data
+// is in the slot, as MPI's eager sends do: the send buffer may be reused at
+// once, and a rank may wait on such a send before posting its receive. So a
+// size mismatch of an eager message is reported by the receiver only (its
+// Work fails; the sender's completed without error). Rendezvous sizes
+// mismatches fail both Works.
 // Send and receive buffers may be views (any strides).
 //
 // Progress: isend/irecv never block. Work::wait() drives every pending operation

@@ -16,8 +16,6 @@ P2PPairBlock& P2PEngine::pair(int from, int to) const {
   return segment_.p2p_pair(group_.local_index(from), group_.local_index(to));
 }
 
-runtime::WakeWord& P2PEngine::wake(int p) const { return segment_.wake(group_.local_index(p)); }
-
 P2PEvent P2PEngine::event(P2PEventType type, const P2PWork& w) const {
   P2PEvent e{};
   e.type = type;
@@ -28,12 +26,12 @@ P2PEvent P2PEngine::event(P2PEventType type, const P2PWork& w) const {
 
 bool P2PEngine::try_push(int p, const P2PEvent& e) {
   PeerState& peer = peers_[size_t(p)];
-  P2PPairBlock& block = pair(rank_, p);
+  P2PPairBlock& block = *peer.out;
   if (peer.ring_head - block.tail.load(std::memory_order_acquire) >= uint64_t(runtime::kP2PRing))
     return false;
   block.ring[peer.ring_head % runtime::kP2PRing] = e;
   block.head.store(++peer.ring_head, std::memory_order_release);
-  runtime::notify(wake(p));
+  peer.notify_due = true;
   return true;
 }
 
@@ -46,7 +44,7 @@ void P2PEngine::push(int p, const P2PEvent& e) {
 void P2PEngine::flush(int p) {
   PeerState& peer = peers_[size_t(p)];
   if (peer.outbox.empty()) return;
-  P2PPairBlock& block = pair(rank_, p);
+  P2PPairBlock& block = *peer.out;
   const uint64_t tail = block.tail.load(std::memory_order_acquire);
   uint64_t head = peer.ring_head;
   while (!peer.outbox.empty() && head - tail < uint64_t(runtime::kP2PRing)) {
@@ -56,13 +54,13 @@ void P2PEngine::flush(int p) {
   if (head != peer.ring_head) {
     peer.ring_head = head;
     block.head.store(head, std::memory_order_release);
-    runtime::notify(wake(p));
+    peer.notify_due = true;
   }
 }
 
 void P2PEngine::consume(int p) {
   PeerState& peer = peers_[size_t(p)];
-  P2PPairBlock& block = pair(p, rank_);
+  P2PPairBlock& block = *peer.in;
   const uint64_t head = block.head.load(std::memory_order_acquire);
   if (head == peer.ring_tail) return;
   while (peer.ring_tail < head) {
@@ -71,7 +69,18 @@ void P2PEngine::consume(int p) {
     handle(p, e);
   }
   block.tail.store(peer.ring_tail, std::memory_order_release);
-  runtime::notify(wake(p));
+  peer.notify_due = true;  // a sender waiting for room in the ring
+}
+
+// The seq_cst fence of runtime::notify() once per peer and pass, after every
+// store of the pass (release stores: the peer's acquire loads see the data).
+void P2PEngine::notify_peers() {
+  for (int p : node_ranks_) {
+    PeerState& peer = peers_[size_t(p)];
+    if (!peer.notify_due) continue;
+    peer.notify_due = false;
+    runtime::notify(*peer.wake);
+  }
 }
 
 void P2PEngine::handle(int p, const P2PEvent& e) {
@@ -112,10 +121,7 @@ void P2PEngine::handle(int p, const P2PEvent& e) {
 // One-sided put straight into the receiver's buffer (a strided send buffer is
 // gathered directly into it), then put_done.
 void P2PEngine::put_into_receiver(const std::shared_ptr<P2PWork>& w, const RecvPost& post) {
-  if (w->nbytes)
-    copy_all(w->layout, w->nbytes,
-             static_cast<char*>(group_.heap().peer_ptr(w->peer, size_t(post.heap_offset))),
-             CopyDirection::tensor_to_buffer);
+  if (w->nbytes) w->pack_all(group_.heap().peer_ptr(w->peer, size_t(post.heap_offset)));
   push(w->peer, event(P2PEventType::put_done, *w));
   complete(*w);
 }
@@ -125,14 +131,13 @@ void P2PEngine::offer_for_reading(const std::shared_ptr<P2PWork>& w) {
   P2PEvent e = event(P2PEventType::send_ready, *w);
   e.send_ready.heap_offset = uint64_t(w->heap_offset);
   w->state = P2PWork::State::reading;
-  peers_[size_t(w->peer)].sends_being_read.emplace(w->key(), w);
+  peers_[size_t(w->peer)].sends_being_read.push_back(w);
   push(w->peer, e);
 }
 
 void P2PEngine::read_from_sender(int p, const P2PEvent& e) {
   auto w = take(peers_[size_t(p)].recvs_waiting, p, e);
-  copy_all(w->layout, w->nbytes, static_cast<char*>(group_.heap().peer_ptr(p, e.send_ready.heap_offset)),
-           CopyDirection::buffer_to_tensor);
+  w->unpack_all(group_.heap().peer_ptr(p, e.send_ready.heap_offset));
   push(p, event(P2PEventType::read_done, *w));
   complete(*w);
 }
