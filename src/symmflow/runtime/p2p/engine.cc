@@ -19,6 +19,7 @@ P2PEngine::P2PEngine(ProcessGroup& g)
     : group_(g), segment_(detail::GroupAccess::segment(g.node_group())), rank_(g.rank()),
       node_ranks_(g.node_ranks(g.node())), peers_(size_t(g.size())) {
   my_wake_ = &segment_.wake(group_.local_index(rank_));
+  my_heap_base_ = segment_.heap_base(group_.local_index(rank_));
   // The counters continue where an earlier engine of this group left them.
   for (int p : node_ranks_) {
     PeerState& peer = peers_[size_t(p)];

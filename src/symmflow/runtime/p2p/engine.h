@@ -262,6 +262,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   int rank_;                        // my group rank
   std::vector<int> node_ranks_;     // group ranks on my node (shared memory), me included
   runtime::WakeWord* my_wake_;      // this rank's wake word
+  char* my_heap_base_;              // this rank's symmetric heap in the segment
   std::vector<std::shared_ptr<P2PWork>> net_pending_;  // on the NetLink
   size_t pending_ops_ = 0;                             // posted, not complete
   std::vector<PeerState> peers_;                       // by group rank

@@ -82,7 +82,7 @@ std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t,
     w->layout = strided_layout(t);
     w->contiguous = w->layout.contiguous();  // e.g. a column of a one-column matrix
   }
-  w->heap_offset = symmetric_heap_offset(t);
+  w->heap_offset = numel > 0 && w->contiguous ? symmetric_heap_offset(t) : -1;
   return w;
 }
 
@@ -98,14 +98,13 @@ void P2PWork::unpack(const void* buffer, size_t first, size_t count) const {
   else unpack_elements(buffer, layout, int64_t(first), int64_t(count), detail::copy_bytes);
 }
 
+// `t` is not empty and its elements are one run (make_work checked).
 int64_t P2PEngine::symmetric_heap_offset(const Tensor& t) const {
-  if (t.nbytes() == 0 || !t.is_symmetric() || !t.is_contiguous()) return -1;
+  if (!t.is_symmetric()) return -1;
   SymmetricRegion* r = t.storage()->symmetric();
-  if (r->group_name() != group_.name()) return -1;
   // The same group segment (not just the same name).
-  const int local_index = group_.local_index(rank_);
-  if (static_cast<char*>(r->peer_ptr(rank_)) != segment_.heap_base(local_index) + r->heap_offset())
-    return -1;
+  if (static_cast<char*>(r->peer_ptr(rank_)) != my_heap_base_ + r->heap_offset()) return -1;
+  if (r->group_name() != group_.name()) return -1;
   return int64_t(r->heap_offset() + size_t(t.storage_offset()) * t.itemsize());
 }
 
