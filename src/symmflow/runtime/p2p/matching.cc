@@ -19,16 +19,28 @@ namespace {
 // P2PWork blocks (the Work and its shared_ptr control block, one allocation by
 // allocate_shared) recycled per thread: an operation allocates nothing once the
 // pool holds as many as are in flight. A block freed on another thread joins
-// that thread's pool.
+// that thread's pool. The pool itself is trivially destructible, so a Work
+// released after the thread's destructors ran (a static Work at exit) still
+// finds it; WorkBlockPoolDrain frees the pooled blocks at thread exit and
+// closes the pool (later releases go to operator delete).
+constexpr int kMaxPooledBlocks = 64;
 struct WorkBlockPool {
-  std::vector<void*> free;
-  size_t size = 0;  // bytes of a block (one type is pooled)
-  ~WorkBlockPool() {
-    for (void* p : free) ::operator delete(p);
+  void* free[kMaxPooledBlocks];
+  int count;
+  size_t size;  // bytes of a block (one type is pooled); 0 before the first
+  bool closed;
+};
+thread_local WorkBlockPool t_work_pool{};
+struct WorkBlockPoolDrain {
+  bool armed = false;
+  ~WorkBlockPoolDrain() {
+    WorkBlockPool& pool = t_work_pool;
+    for (int i = 0; i < pool.count; ++i) ::operator delete(pool.free[i]);
+    pool.count = 0;
+    pool.closed = true;
   }
 };
-thread_local WorkBlockPool t_work_pool;
-constexpr size_t kMaxPooledBlocks = 1024;
+thread_local WorkBlockPoolDrain t_work_pool_drain;
 
 template <class T>
 struct PoolAllocator {
@@ -39,18 +51,18 @@ struct PoolAllocator {
   PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT
   T* allocate(size_t n) {
     WorkBlockPool& pool = t_work_pool;
-    if (n == 1 && pool.size == sizeof(T) && !pool.free.empty()) {
-      void* p = pool.free.back();
-      pool.free.pop_back();
-      return static_cast<T*>(p);
-    }
+    if (n == 1 && pool.count > 0 && pool.size == sizeof(T)) return static_cast<T*>(pool.free[--pool.count]);
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) {
     WorkBlockPool& pool = t_work_pool;
-    if (n == 1 && (pool.size == sizeof(T) || pool.size == 0) && pool.free.size() < kMaxPooledBlocks) {
-      pool.size = sizeof(T);
-      pool.free.push_back(p);
+    if (n == 1 && !pool.closed && pool.count < kMaxPooledBlocks &&
+        (pool.size == sizeof(T) || pool.size == 0)) {
+      if (pool.size == 0) {
+        pool.size = sizeof(T);
+        t_work_pool_drain.armed = true;  // constructs it: its destructor runs at thread exit
+      }
+      pool.free[pool.count++] = p;
       return;
     }
     ::operator delete(p);
