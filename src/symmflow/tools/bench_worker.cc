@@ -94,16 +94,16 @@ int run_bench_worker(const BenchWorkerOptions& o) {
     if (wanted(o.ops, "all_reduce")) {
       for (auto [algo, name] : {std::pair{AllReduceAlgo::one_shot, "one_shot"},
                                 std::pair{AllReduceAlgo::two_shot, "two_shot"}}) {
-        dist::all_reduce(g, x, out, ReduceOp::sum, algo);
+        dist::all_reduce(g, out, x, ReduceOp::sum, algo);
         expect_equal(out, ref.data(), n, fmt::format("all_reduce {}", name), me);
         fill_input(x, me);  // an algorithm may use its input as scratch
-        double us = time_op(c, [&] { dist::all_reduce(g, x, out, ReduceOp::sum, algo); });
+        double us = time_op(c, [&] { dist::all_reduce(g, out, x, ReduceOp::sum, algo); });
         emit(c, "all_reduce", name, bytes, us);
         fill_input(x, me);
       }
-      dist::all_reduce(g, regular, out, ReduceOp::sum);
+      dist::all_reduce(g, out, regular, ReduceOp::sum);
       expect_equal(out, ref.data(), n, "all_reduce staged", me);
-      double us = time_op(c, [&] { dist::all_reduce(g, regular, out, ReduceOp::sum); });
+      double us = time_op(c, [&] { dist::all_reduce(g, out, regular, ReduceOp::sum); });
       emit(c, "all_reduce", "staged", bytes, us);
       fill_input(regular, me);
     }
@@ -114,18 +114,18 @@ int run_bench_worker(const BenchWorkerOptions& o) {
       std::vector<float> want(n);
       for (int r = 0; r < W; ++r)
         for (int64_t i = 0; i < chunk; ++i) want[r * chunk + i] = sfbench::input_value(r, i);
-      dist::all_gather(g, in, out);
+      dist::all_gather(g, out, in);
       expect_equal(out, want.data(), n, "all_gather", me);
-      emit(c, "all_gather", "symmflow", bytes, time_op(c, [&] { dist::all_gather(g, in, out); }));
+      emit(c, "all_gather", "symmflow", bytes, time_op(c, [&] { dist::all_gather(g, out, in); }));
     }
     if (wanted(o.ops, "reduce_scatter")) {  // `bytes` is the input size
       const int64_t chunk = n / W;
       Tensor part = Tensor::empty({chunk}, DType::f32);
-      dist::reduce_scatter(g, x, part, ReduceOp::sum);
+      dist::reduce_scatter(g, part, x, ReduceOp::sum);
       expect_equal(part, ref.data() + me * chunk, chunk, "reduce_scatter", me);
       fill_input(x, me);
       emit(c, "reduce_scatter", "symmflow", bytes,
-           time_op(c, [&] { dist::reduce_scatter(g, x, part, ReduceOp::sum); }));
+           time_op(c, [&] { dist::reduce_scatter(g, part, x, ReduceOp::sum); }));
       fill_input(x, me);
     }
     if (wanted(o.ops, "p2p") && W >= 2) {  // ping-pong 0 <-> 1, one-way time
