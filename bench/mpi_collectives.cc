@@ -7,6 +7,7 @@
 // prints one JSON record per (op, size) on rank 0's stdout.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -64,9 +65,11 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     die(e.what());
   }
-  for (int64_t bytes : list) {
-    const int64_t n = bytes / 4;  // f32 elements per rank
-    if (n < world_) continue;
+  for (int64_t req : list) {
+    // f32 elements per rank, a multiple of the world size: the sizes symmflow's
+    // side runs (tools/bench_worker.cc), so that 3 ranks compare 1020 with 1020 bytes.
+    const int64_t n = std::max<int64_t>(req / 4 / world_ * world_, world_);
+    const int64_t bytes = n * 4;
     std::vector<float> in(n), out(n), ref(n), gather(n * world_);
     for (int64_t i = 0; i < n; ++i) in[i] = sfbench::input_value(rank_, i);
     for (int64_t i = 0; i < n; ++i) {
