@@ -2,7 +2,8 @@
 // directed pair (sender s -> receiver r) in the group segment, created with the
 // group (never allocated lazily from the collective heap). A block holds
 //
-//  - a control ring: events that s tells r, in order (receive posts when s is
+//  - a control ring: events that s tells r, in order (each slot carries its
+//    sequence number, so r polls the slot, not the head counter) (receive posts when s is
 //    the receiving side of the pair's reverse direction, "put done", "ready at
 //    offset", "chunk in mailbox", "eager message in slot", "eager slot
 //    consumed", "read done", "size mismatch"). Written only by s (head),
@@ -86,10 +87,15 @@ struct P2PEvent {
     SizeMismatch size_mismatch;
     EagerMessage eager_message;
     EagerConsumed eager_consumed;
-    uint64_t raw_[6];
+    uint64_t raw_[5];
   };
+  // The event's index in the ring's history + 1, stored last (release) when
+  // the event is written: the receiver polls the slot itself (one cache line
+  // per event) and reads `head` only to sleep on it (p2p/shm_channel.cc).
+  uint64_t seq;
 };
 static_assert(sizeof(P2PEvent) == 64);
+static_assert(offsetof(P2PEvent, seq) == 56);
 
 struct alignas(4096) P2PPairBlock {
   alignas(64) std::atomic<uint64_t> head;     // events published by the sender side

@@ -27,6 +27,7 @@ P2PEngine::P2PEngine(ProcessGroup& g)
     peer.in = &pair(p, rank_);
     peer.wake = &segment_.wake(group_.local_index(p));
     peer.ring_head = peer.out->head.load(std::memory_order_relaxed);
+    peer.seen_tail = peer.out->tail.load(std::memory_order_acquire);
     peer.ring_tail = peer.in->tail.load(std::memory_order_relaxed);
     peer.mailbox_chunks_drained = peer.in->drained.load(std::memory_order_relaxed);
     peer.mailbox_chunks_filled = peer.out->drained.load(std::memory_order_acquire);

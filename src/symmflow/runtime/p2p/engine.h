@@ -209,6 +209,9 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
     // --- control rings: me -> peer (head) and peer -> me (tail) ---
     std::deque<runtime::P2PEvent> outbox;  // events waiting for room in the ring
     uint64_t ring_head = 0, ring_tail = 0;
+    // The out ring's tail as last read: reloaded only when the ring looks full,
+    // so that a push does not pull the line the receiver writes.
+    uint64_t seen_tail = 0;
   };
 
   // --- matching.cc ---

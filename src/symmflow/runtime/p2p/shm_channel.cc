@@ -2,6 +2,10 @@
 // (push / flush / consume, never blocking), the dispatch of incoming events,
 // and the two zero-copy rendezvous paths: the one-sided put into the
 // receiver's symmetric buffer and the receiver's read from the sender's.
+#include <atomic>
+#include <cstddef>
+#include <cstring>
+
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/p2p/engine.h"
 
@@ -24,13 +28,31 @@ P2PEvent P2PEngine::event(P2PEventType type, const P2PWork& w) const {
   return e;
 }
 
+namespace {
+
+// An event goes into its slot body first, then its sequence number (release):
+// a receiver that acquires the number reads the whole event.
+void write_event(P2PEvent& slot, const P2PEvent& e, uint64_t seq) {
+  std::memcpy(static_cast<void*>(&slot), &e, offsetof(P2PEvent, seq));
+  std::atomic_ref<uint64_t>(slot.seq).store(seq, std::memory_order_release);
+}
+
+bool event_ready(P2PEvent& slot, uint64_t seq) {
+  return std::atomic_ref<uint64_t>(slot.seq).load(std::memory_order_acquire) == seq;
+}
+
+}  // namespace
+
 bool P2PEngine::try_push(int p, const P2PEvent& e) {
   PeerState& peer = peers_[size_t(p)];
   P2PPairBlock& block = *peer.out;
-  if (peer.ring_head - block.tail.load(std::memory_order_acquire) >= uint64_t(runtime::kP2PRing))
-    return false;
-  block.ring[peer.ring_head % runtime::kP2PRing] = e;
-  block.head.store(++peer.ring_head, std::memory_order_release);
+  if (peer.ring_head - peer.seen_tail >= uint64_t(runtime::kP2PRing)) {
+    peer.seen_tail = block.tail.load(std::memory_order_acquire);
+    if (peer.ring_head - peer.seen_tail >= uint64_t(runtime::kP2PRing)) return false;
+  }
+  const uint64_t index = peer.ring_head++;
+  write_event(block.ring[index % runtime::kP2PRing], e, index + 1);
+  block.head.store(peer.ring_head, std::memory_order_release);  // for sleepers (activity())
   peer.notify_due = true;
   return true;
 }
@@ -45,10 +67,11 @@ void P2PEngine::flush(int p) {
   PeerState& peer = peers_[size_t(p)];
   if (peer.outbox.empty()) return;
   P2PPairBlock& block = *peer.out;
-  const uint64_t tail = block.tail.load(std::memory_order_acquire);
+  peer.seen_tail = block.tail.load(std::memory_order_acquire);
   uint64_t head = peer.ring_head;
-  while (!peer.outbox.empty() && head - tail < uint64_t(runtime::kP2PRing)) {
-    block.ring[head++ % runtime::kP2PRing] = peer.outbox.front();
+  while (!peer.outbox.empty() && head - peer.seen_tail < uint64_t(runtime::kP2PRing)) {
+    write_event(block.ring[head % runtime::kP2PRing], peer.outbox.front(), head + 1);
+    ++head;
     peer.outbox.pop_front();
   }
   if (head != peer.ring_head) {
@@ -58,16 +81,21 @@ void P2PEngine::flush(int p) {
   }
 }
 
+// Polls the next slot's sequence number, not `head` (the sender's counter
+// line stays in its cache; one line moves per event).
 void P2PEngine::consume(int p) {
   PeerState& peer = peers_[size_t(p)];
   P2PPairBlock& block = *peer.in;
-  const uint64_t head = block.head.load(std::memory_order_acquire);
-  if (head == peer.ring_tail) return;
-  while (peer.ring_tail < head) {
-    P2PEvent e = block.ring[peer.ring_tail % runtime::kP2PRing];
+  const uint64_t first = peer.ring_tail;
+  for (;;) {
+    P2PEvent& slot = block.ring[peer.ring_tail % runtime::kP2PRing];
+    if (!event_ready(slot, peer.ring_tail + 1)) break;
+    P2PEvent e;
+    std::memcpy(static_cast<void*>(&e), &slot, sizeof e);
     ++peer.ring_tail;
     handle(p, e);
   }
+  if (peer.ring_tail == first) return;
   block.tail.store(peer.ring_tail, std::memory_order_release);
   peer.notify_due = true;  // a sender waiting for room in the ring
 }
