@@ -29,11 +29,14 @@ P2PEngine& engine_of(ProcessGroup& g) {
   return e;
 }
 
-std::shared_ptr<P2PEngine> lock(const P2PWork& w) {
-  auto e = w.engine.lock();
-  SF_CHECK(e != nullptr, "{} to/from rank {} (tag {}): its process group was destroyed before "
-           "the operation completed", w.op(), w.peer, w.tag);
-  return e;
+// The Work's engine, if its group still exists. Fast path: no engine was
+// destroyed since the Work was made.
+P2PEngine& engine_of(const P2PWork& w) {
+  if (P2PEngine::generation.load(std::memory_order_relaxed) != w.engine_generation)
+    SF_CHECK(P2PEngine::alive(w.engine, w.engine_id),
+             "{} to/from rank {} (tag {}): its process group was destroyed before the operation "
+             "completed", w.op(), w.peer, w.tag);
+  return *w.engine;
 }
 
 }  // namespace
@@ -47,12 +50,12 @@ void p2p_set_eager_max_bytes(ProcessGroup& g, size_t bytes) { engine_of(g).set_e
 }  // namespace detail
 
 bool P2PWork::test() {
-  if (!done) lock(*this)->progress();
+  if (!done) engine_of(*this).progress();
   return done;
 }
 
 void P2PWork::block() {
-  if (!done) lock(*this)->wait(*this);
+  if (!done) engine_of(*this).wait(*this);
 }
 
 // One progress pass per call: consume every incoming event first (a receive

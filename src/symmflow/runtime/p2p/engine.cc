@@ -4,6 +4,7 @@
 // until the snapshot moves (or the deadline passes).
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/p2p/engine.h"
@@ -15,9 +16,28 @@ using Clock = std::chrono::steady_clock;
 
 std::atomic<uint64_t> P2PEngine::generation{0};
 
+namespace {
+// Every live engine with its id: looked up only when an engine was destroyed
+// since a Work was made (rare), under the mutex (groups may be driven from
+// different threads).
+std::mutex g_engines_mutex;
+std::vector<std::pair<const P2PEngine*, uint64_t>> g_engines;
+uint64_t g_next_engine_id = 1;
+}  // namespace
+
+bool P2PEngine::alive(const P2PEngine* e, uint64_t id) {
+  std::lock_guard<std::mutex> lock(g_engines_mutex);
+  return std::find(g_engines.begin(), g_engines.end(), std::pair{e, id}) != g_engines.end();
+}
+
 P2PEngine::P2PEngine(ProcessGroup& g)
     : group_(g), segment_(detail::GroupAccess::segment(g.node_group())), rank_(g.rank()),
       node_ranks_(g.node_ranks(g.node())), peers_(size_t(g.size())) {
+  {
+    std::lock_guard<std::mutex> lock(g_engines_mutex);
+    id_ = g_next_engine_id++;
+    g_engines.emplace_back(this, id_);
+  }
   my_wake_ = &segment_.wake(group_.local_index(rank_));
   my_heap_base_ = segment_.heap_base(group_.local_index(rank_));
   // The counters continue where an earlier engine of this group left them.
@@ -34,7 +54,11 @@ P2PEngine::P2PEngine(ProcessGroup& g)
   }
 }
 
-P2PEngine::~P2PEngine() { generation.fetch_add(1, std::memory_order_relaxed); }
+P2PEngine::~P2PEngine() {
+  std::lock_guard<std::mutex> lock(g_engines_mutex);
+  std::erase(g_engines, std::pair<const P2PEngine*, uint64_t>{this, id_});
+  generation.fetch_add(1, std::memory_order_relaxed);
+}
 
 uint64_t P2PEngine::activity() const {
   uint64_t sum = 0;

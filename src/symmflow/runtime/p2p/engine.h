@@ -36,7 +36,8 @@
 // Per operation nothing is allocated in the steady state: the Work comes from a
 // per-thread pool (allocate_shared), a contiguous tensor needs no layout (a
 // strided one is core's StridedLayout), the per-peer queues are vectors that
-// keep their capacity, and the engine of a group is cached per thread. A pass
+// keep their capacity, the engine of a group is cached per thread, and a Work
+// names its engine by pointer + id (no weak_ptr count per operation). A pass
 // notifies each peer it published to once, at its end (one seq_cst fence per
 // peer and pass, not one per event).
 #pragma once
@@ -94,7 +95,11 @@ class P2PWork final : public WorkImpl {
     done,
   };
   P2POp::Kind kind;
-  std::weak_ptr<P2PEngine> engine;
+  // The engine, checked alive before use (P2PEngine::alive): no reference
+  // count is touched per operation.
+  P2PEngine* engine = nullptr;
+  uint64_t engine_id = 0;
+  uint64_t engine_generation = 0;  // P2PEngine::generation when made
   int peer = 0, tag = 0;
   uint64_t tag_seq = 0;  // per (peer, tag), from 1
   Tensor tensor;
@@ -128,6 +133,10 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   // Bumped by every engine's destruction: a cached engine pointer (api.cc) is
   // valid while the generation it was cached at is current.
   static std::atomic<uint64_t> generation;
+  // Whether the engine `e` with id `id` still exists (a Work's engine may be
+  // destroyed with its group before the Work is waited on).
+  static bool alive(const P2PEngine* e, uint64_t id);
+  uint64_t id() const { return id_; }
 
   // --- api.cc: the public calls, one progress pass each ---
   std::shared_ptr<P2PWork> isend(const Tensor& t, int peer, int tag);
@@ -270,6 +279,7 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   size_t pending_ops_ = 0;                             // posted, not complete
   std::vector<PeerState> peers_;                       // by group rank
   size_t eager_max_bytes_ = runtime::kEagerMaxBytes;
+  uint64_t id_;  // unique per process (a new engine may reuse a freed address)
 };
 
 namespace detail {

@@ -81,7 +81,9 @@ std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t,
            group_.name(), group_.size() - 1, peer);
   auto w = std::allocate_shared<P2PWork>(PoolAllocator<P2PWork>());
   w->kind = kind;
-  w->engine = weak_from_this();
+  w->engine = this;
+  w->engine_id = id_;
+  w->engine_generation = generation.load(std::memory_order_relaxed);
   w->peer = peer;
   w->tag = tag;
   w->tensor = t;
