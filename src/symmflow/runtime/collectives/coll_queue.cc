@@ -87,6 +87,14 @@ void wait_blocked(ProcessGroup& g, const Blocked& b) {
 
 }  // namespace
 
+void wait_driving_p2p(ProcessGroup& g, const Blocked& b) {
+  while (!b.ready()) {
+    if (p2p_pending(g)) p2p_progress(g);
+    if (b.ready()) return;
+    wait_blocked(g, b);
+  }
+}
+
 bool CollWork::test() {
   if (done) return true;
   if (p2p_pending(g_)) p2p_progress(g_);

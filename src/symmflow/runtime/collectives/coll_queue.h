@@ -63,6 +63,9 @@ inline CollectiveResult finish(const std::shared_ptr<CollWork>& w) {
   return w->result;
 }
 
+// Blocks until b's word arrived, driving the group's pending P2P meanwhile.
+void wait_driving_p2p(ProcessGroup& g, const Blocked& b);
+
 // The group is being destroyed with calls in flight: each ends with an Error.
 void abandon_queue(CollState& st);
 

@@ -34,7 +34,8 @@ std::string_view kind_name(Kind k) {
 
 // Signal channels by name, for timeout messages ("channel 4 (DONE)").
 constexpr std::string_view kChannelLabels[kNumChannels] = {
-    "channel 0", "channel 1", "channel 2 (READY)", "channel 3 (PHASE)", "channel 4 (DONE)"};
+    "channel 0", "channel 1", "channel 2 (READY)", "channel 3 (PHASE)", "channel 4 (DONE)",
+    "channel 5 (SETUP)"};
 
 std::string_view proto_name(Proto p) {
   switch (p) {
@@ -102,8 +103,15 @@ CollState::CollState(ProcessGroup& group)
   slots_ = g.heap().allocate(2 * size_t(W) * slot_stride_);
   std::memset(meta_->data(), 0, meta_stride_);
   std::memset(slots_->data(), 0, 2 * size_t(W) * slot_stride_);
-  // Nobody may push into my slots before I zeroed them.
-  g.barrier("collectives setup");
+  // Nobody may push into my slots before I zeroed them. Not g.barrier(): this
+  // wait drives the group's pending P2P (progress.h), since a peer may be
+  // waiting for this rank's send before it makes its own first collective call.
+  signal_all(kChSetup);
+  for (int i = 1; i < W; ++i) {
+    const int p = (me + W - i) % W;
+    wait_driving_p2p(g, Blocked{{}, &g.signals().incoming(p, kChSetup), 1, p, "collectives setup",
+                                kChannelLabels[kChSetup]});
+  }
   g_states.push_back(this);
 }
 

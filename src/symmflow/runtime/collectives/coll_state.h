@@ -28,7 +28,7 @@
 // workspace must grow, all ranks grow it together (to the largest need
 // announced) and sync once more (READY) before data is read.
 //
-// Channels (SignalPad): collectives use 1..15 only (READY, PHASE, DONE).
+// Channels (SignalPad): collectives use 1..15 only (READY, PHASE, DONE, SETUP).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -52,7 +52,8 @@ namespace symmflow::dist::detail {
 inline constexpr int kChReady = 2;
 inline constexpr int kChPhase = 3;
 inline constexpr int kChDone = 4;
-inline constexpr int kNumChannels = 5;  // 0..4 used; 5..15 free for later algorithms
+inline constexpr int kChSetup = 5;      // once per group: the state's slots are zeroed
+inline constexpr int kNumChannels = 6;  // 0..5 used; 6..15 free for later algorithms
 
 // The largest push payload per peer that SYMMFLOW_PUSH_MAX_BYTES may ask for:
 // 256 KiB up to 8 ranks, then less, so that the 2 x W slots stay <= 4 MiB.
