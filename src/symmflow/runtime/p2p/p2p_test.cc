@@ -1,5 +1,10 @@
 // Point-to-point: isend / irecv / batch_isend_irecv between ranks of a group
 // (multi-process through launch_fn; rank bodies assert with SF_CHECK).
+//
+// Over 500 lines as one unit: every case (protocols, eager slots, views,
+// tags, failures, 2/3/4 ranks) runs through the same job helpers, fill and
+// check functions and protocol expectations at the top of this file; split
+// into files, each would repeat them.
 #include "symmflow/runtime/p2p/p2p.h"
 
 #include <signal.h>
