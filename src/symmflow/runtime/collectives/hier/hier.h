@@ -120,10 +120,10 @@ void node_end(CollState* st, bool leader, F&& take, const char* what) {
   if (leader) {
     st->signal_all(kChPhase);
   } else {
-    st->wait_from(0, kChPhase, what);
+    st->run(st->wait_from(0, kChPhase, what));
     take(st->peer_red(0));
   }
-  st->pull_end(what);
+  st->run(st->pull_end(what));
 }
 
 }  // namespace symmflow::dist::detail::hier
