@@ -72,6 +72,11 @@ const std::vector<Spec>& table() {
    "mpi backend: all_reduce between nodes goes one-shot while a leader sends at most this much"},
   {"SYMMFLOW_NET_CHUNK_BYTES", Kind::bytes, "512K", 1, kMaxBytes, "", SetBy::user,
    "mpi backend: pipeline chunk of the relay between nodes"},
+  // Simulated link (runtime/sim_link.h): every transfer as if over a slower link.
+  {"SYMMFLOW_SIM_LINK_LATENCY_US", Kind::number, "0", 0, 0, "", SetBy::user,
+   "simulated link: latency added to every P2P op and collective crossing a link, in us; 0: off"},
+  {"SYMMFLOW_SIM_LINK_GBPS", Kind::number, "0", 0, 0, "", SetBy::user,
+   "simulated link: bandwidth in Gbit/s of what a rank puts on the link (ring algorithms); 0: infinite"},
   // Kernels and compiler.
   {"SYMMFLOW_BLAS_THREADS", Kind::integer, "1", 1, 1024, "", SetBy::user,
    "threads of OpenBLAS inside matmul (one per rank by default)"},
@@ -88,7 +93,7 @@ struct Value {
   std::string raw;    // as set ("" when unset)
   std::string error;  // non-empty: raw is not acceptable
   int64_t i = 0;      // integer, bytes, boolean
-  double d = 0;       // seconds
+  double d = 0;       // seconds, number
   std::string s;      // choice (declared spelling), string, path
 };
 
@@ -189,6 +194,15 @@ void parse_into(const Spec& sp, const std::string& raw, Value& v) {
       v.d = x;
       return;
     }
+    case Kind::number: {
+      char* end = nullptr;
+      errno = 0;
+      double x = std::strtod(raw.c_str(), &end);
+      if (errno != 0 || end == raw.c_str() || *end != '\0' || !std::isfinite(x) || !(x >= 0))
+        return bad();
+      v.d = x;
+      return;
+    }
     case Kind::boolean:
       if (raw != "0" && raw != "1") return bad();
       v.i = raw == "1";
@@ -276,6 +290,7 @@ std::string_view kind_name(Kind k) {
     case Kind::integer: return "int";
     case Kind::bytes: return "bytes";
     case Kind::seconds: return "seconds";
+    case Kind::number: return "number";
     case Kind::boolean: return "bool";
     case Kind::choice: return "enum";
     case Kind::string: return "string";
@@ -293,6 +308,7 @@ std::string accepts(const Spec& s) {
                                : fmt::format("a size in [{}, {}] like 4096, 64K, 8M or 1G",
                                              format_bytes(s.lo), format_bytes(s.hi));
     case Kind::seconds: return "seconds > 0 (e.g. 30, 0.5)";
+    case Kind::number: return "a number >= 0 (e.g. 0, 2.5)";
     case Kind::boolean: return "0 or 1";
     case Kind::choice: {
       auto w = split_words(s.words);
@@ -312,6 +328,7 @@ bool is_set(std::string_view name) { return value_at(index_of(name)).set; }
 int64_t integer(std::string_view name) { return checked(name, Kind::integer).i; }
 size_t bytes(std::string_view name) { return size_t(checked(name, Kind::bytes).i); }
 double seconds(std::string_view name) { return checked(name, Kind::seconds).d; }
+double number(std::string_view name) { return checked(name, Kind::number).d; }
 bool flag(std::string_view name) { return checked(name, Kind::boolean).i != 0; }
 std::string word(std::string_view name) { return checked(name, Kind::choice).s; }
 

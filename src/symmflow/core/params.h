@@ -29,6 +29,7 @@ enum class Kind {
   integer,  // decimal integer in [lo, hi]
   bytes,    // 4096, 64K, 8M, 1G (also 1GiB, 1GB: powers of 1024), in [lo, hi]
   seconds,  // a positive decimal number of seconds: 30, 0.5
+  number,   // a decimal number >= 0: 0, 2.5, 100 (the unit is in the name: _US, _GBPS)
   boolean,  // 0 or 1
   choice,   // one of the listed words (compared case-insensitively)
   string,   // any text
@@ -59,7 +60,7 @@ const std::vector<Spec>& specs();
 const Spec& spec(std::string_view name);
 // What the variable accepts, as error messages and `symmflow env` say it:
 // "an integer in [1, 128]", "a size > 0 like 4096, 64K, 8M or 1G",
-// "seconds > 0 (e.g. 30, 0.5)", "0 or 1", "shm or mpi", "one of WARN, INFO".
+// "seconds > 0 (e.g. 30, 0.5)", "a number >= 0 (e.g. 0, 2.5)", "0 or 1", "shm or mpi", "one of WARN, INFO".
 std::string accepts(const Spec& s);
 std::string_view kind_name(Kind k);
 
@@ -70,6 +71,7 @@ bool is_set(std::string_view name);
 int64_t integer(std::string_view name);
 size_t bytes(std::string_view name);
 double seconds(std::string_view name);
+double number(std::string_view name);
 bool flag(std::string_view name);
 std::string word(std::string_view name);  // choice: the declared spelling
 std::string text(std::string_view name);  // string/path: the value as given; path

@@ -116,6 +116,24 @@ TEST(Params, SecondsKind) {
             "SYMMFLOW_TIMEOUT: expected seconds > 0 (e.g. 30, 0.5), found '30s'");
 }
 
+TEST(Params, NumberKind) {
+  {
+    EnvGuard g("SYMMFLOW_SIM_LINK_LATENCY_US", nullptr);
+    EXPECT_EQ(number("SYMMFLOW_SIM_LINK_LATENCY_US"), 0.0);
+  }
+  {
+    EnvGuard g("SYMMFLOW_SIM_LINK_GBPS", "2.5");
+    EXPECT_EQ(number("SYMMFLOW_SIM_LINK_GBPS"), 2.5);
+  }
+  auto read = [](const char* n) { number(n); };
+  EXPECT_EQ(error_of("SYMMFLOW_SIM_LINK_GBPS", "-1", read),
+            "SYMMFLOW_SIM_LINK_GBPS: expected a number >= 0 (e.g. 0, 2.5), found '-1'");
+  EXPECT_EQ(error_of("SYMMFLOW_SIM_LINK_GBPS", "nan", read),
+            "SYMMFLOW_SIM_LINK_GBPS: expected a number >= 0 (e.g. 0, 2.5), found 'nan'");
+  EXPECT_EQ(error_of("SYMMFLOW_SIM_LINK_LATENCY_US", "20us", read),
+            "SYMMFLOW_SIM_LINK_LATENCY_US: expected a number >= 0 (e.g. 0, 2.5), found '20us'");
+}
+
 TEST(Params, BoolKind) {
   {
     EnvGuard g("SYMMFLOW_CHECK_HEAP", nullptr);

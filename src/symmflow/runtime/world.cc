@@ -14,6 +14,7 @@
 #include "symmflow/runtime/net/mpi_backend.h"
 #include "symmflow/runtime/shm/shm_backend.h"
 #include "symmflow/runtime/shm/wait.h"
+#include "symmflow/runtime/sim_link.h"
 
 namespace symmflow::dist {
 
@@ -103,6 +104,7 @@ void init(const InitOptions& options) {
   params::reload();
   logging::reload();
   params::validate_all();
+  detail::load_sim_link();
   auto w = std::make_unique<WorldState>();
   // Default 1 GiB: tmpfs commits only the pages that are touched.
   w->heap_bytes = options.heap_bytes ? *options.heap_bytes : params::bytes("SYMMFLOW_SYMM_HEAP_BYTES");

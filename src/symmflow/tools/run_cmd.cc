@@ -38,6 +38,9 @@ struct RunOptions {
   bool no_placement = false;
   bool symmetric_inputs = false;
   std::vector<std::string> hints;
+  // Simulated link (runtime/sim_link.h): < 0 = not given (the environment's value stays).
+  double sim_link_latency_us = -1;
+  double sim_link_gbps = -1;
 };
 
 exec::RunMode mode_of(const RunOptions& o) {
@@ -134,6 +137,9 @@ int run_run(const RunOptions& o) {
   lo.nproc = o.nproc;
   lo.timeout_s = o.timeout;
   lo.prefix_output = false;
+  if (o.sim_link_latency_us >= 0)
+    lo.env.emplace_back("SYMMFLOW_SIM_LINK_LATENCY_US", fmt::format("{}", o.sim_link_latency_us));
+  if (o.sim_link_gbps >= 0) lo.env.emplace_back("SYMMFLOW_SIM_LINK_GBPS", fmt::format("{}", o.sim_link_gbps));
   return runtime::launch_fn(lo, [&] { return rank_body(o); });
 }
 
@@ -158,6 +164,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--save-outputs", o->save,
                   "Write DIR/out<i>.rank<R>.npy per returned value and DIR/<input>.rank<R>.npy per input");
   cmd->add_option("--timeout", o->timeout, "Kill the job after SEC seconds (exit 124); 0 = no limit");
+  cmd->add_option("--sim-link-latency-us", o->sim_link_latency_us,
+                  "Simulate a slower link: every P2P op and collective between ranks completes no earlier "
+                  "than X us after its start (sets SYMMFLOW_SIM_LINK_LATENCY_US for every rank; 0 = off)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--sim-link-gbps", o->sim_link_gbps,
+                  "Simulate a link of Y Gbit/s: adds bytes_on_link / Y to every op on a link (ring "
+                  "algorithms' bytes per rank; sets SYMMFLOW_SIM_LINK_GBPS; 0 = infinite)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
   add_placement_options(cmd, &o->no_placement, &o->hints);
   cmd->add_flag("--symmetric-inputs", o->symmetric_inputs,

@@ -276,21 +276,25 @@ AllReduceAlgo choose_all_reduce_algo(const ProcessGroup& g, size_t bytes) {
 }
 
 CollectiveResult all_reduce_(ProcessGroup& g, const Tensor& t, ReduceOp op, AllReduceAlgo algo) {
-  return finish(start_all_reduce(g, t, t, true, op, algo));
+  return finish({g, LinkPattern::all_reduce, t.nbytes()},
+                [&] { return start_all_reduce(g, t, t, true, op, algo); });
 }
 
 CollectiveResult all_reduce(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op,
                             AllReduceAlgo algo) {
-  return finish(start_all_reduce(g, in, out, false, op, algo));
+  return finish({g, LinkPattern::all_reduce, in.nbytes()},
+                [&] { return start_all_reduce(g, in, out, false, op, algo); });
 }
 
 Work iall_reduce_(ProcessGroup& g, const Tensor& t, ReduceOp op, AllReduceAlgo algo) {
-  return Work(start_all_reduce(g, t, t, true, op, algo));
+  return started({g, LinkPattern::all_reduce, t.nbytes()},
+                 [&] { return start_all_reduce(g, t, t, true, op, algo); });
 }
 
 Work iall_reduce(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op,
                  AllReduceAlgo algo) {
-  return Work(start_all_reduce(g, in, out, false, op, algo));
+  return started({g, LinkPattern::all_reduce, in.nbytes()},
+                 [&] { return start_all_reduce(g, in, out, false, op, algo); });
 }
 
 }  // namespace symmflow::dist

@@ -12,6 +12,7 @@
 
 #include "symmflow/runtime/collectives/coll_state.h"
 #include "symmflow/runtime/progress.h"
+#include "symmflow/runtime/sim_link.h"
 #include "symmflow/runtime/work.h"
 
 namespace symmflow::dist::detail {
@@ -57,9 +58,18 @@ std::shared_ptr<CollWork> run_now(ProcessGroup& g, const char* name, Run&& run) 
   return w;
 }
 
-// Waits for `w` and returns what its algorithm reports (the blocking forms).
-inline CollectiveResult finish(const std::shared_ptr<CollWork>& w) {
-  Work(w).wait();
+// The two forms of every collective: `run()` starts the call (start / run_now
+// above); `link` is its simulated link time (sim_link.h), started before it, so
+// that both forms pay the same. The async form returns its Work.
+template <class Run>
+Work started(const LinkDelay& link, Run&& run) {
+  return Work(link.wrap(run()));
+}
+// The blocking form: start, wait, and return what the algorithm reports.
+template <class Run>
+CollectiveResult finish(const LinkDelay& link, Run&& run) {
+  std::shared_ptr<CollWork> w = run();
+  Work(link.wrap(w)).wait();
   return w->result;
 }
 

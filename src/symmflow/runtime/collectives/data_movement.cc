@@ -1,5 +1,6 @@
 // all_gather, reduce_scatter, all_to_all_single, broadcast_, tile_reduce over
 // the push (small) and pull (large, zero copy) protocols of coll_state.h.
+#include <algorithm>
 #include <numeric>
 
 #include "symmflow/core/error.h"
@@ -386,42 +387,52 @@ std::shared_ptr<CollWork> start_tile_reduce(ProcessGroup& g, const Tensor& in_ti
 
 }  // namespace
 
+// Link bytes (sim_link.h): all_gather, reduce_scatter and all_to_all_single
+// count the larger tensor (gathered / full).
 CollectiveResult all_gather(ProcessGroup& g, const Tensor& out, const Tensor& in) {
-  return finish(start_all_gather(g, out, in));
+  return finish({g, LinkPattern::ring_share, out.nbytes()}, [&] { return start_all_gather(g, out, in); });
 }
 Work iall_gather(ProcessGroup& g, const Tensor& out, const Tensor& in) {
-  return Work(start_all_gather(g, out, in));
+  return started({g, LinkPattern::ring_share, out.nbytes()}, [&] { return start_all_gather(g, out, in); });
 }
 
 CollectiveResult reduce_scatter(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op) {
-  return finish(start_reduce_scatter(g, out, in, op));
+  return finish({g, LinkPattern::ring_share, in.nbytes()},
+                [&] { return start_reduce_scatter(g, out, in, op); });
 }
 Work ireduce_scatter(ProcessGroup& g, const Tensor& out, const Tensor& in, ReduceOp op) {
-  return Work(start_reduce_scatter(g, out, in, op));
+  return started({g, LinkPattern::ring_share, in.nbytes()},
+                 [&] { return start_reduce_scatter(g, out, in, op); });
 }
 
 CollectiveResult all_to_all_single(ProcessGroup& g, const Tensor& out, const Tensor& in,
                                    std::span<const int64_t> out_splits,
                                    std::span<const int64_t> in_splits) {
-  return finish(start_all_to_all_single(g, out, in, out_splits, in_splits));
+  return finish({g, LinkPattern::ring_share, std::max(in.nbytes(), out.nbytes())},
+                [&] { return start_all_to_all_single(g, out, in, out_splits, in_splits); });
 }
 Work iall_to_all_single(ProcessGroup& g, const Tensor& out, const Tensor& in,
                         std::span<const int64_t> out_splits, std::span<const int64_t> in_splits) {
-  return Work(start_all_to_all_single(g, out, in, out_splits, in_splits));
+  return started({g, LinkPattern::ring_share, std::max(in.nbytes(), out.nbytes())},
+                 [&] { return start_all_to_all_single(g, out, in, out_splits, in_splits); });
 }
 
 CollectiveResult broadcast_(ProcessGroup& g, const Tensor& t, int src) {
-  return finish(start_broadcast(g, t, src));
+  return finish({g, LinkPattern::whole, t.nbytes()}, [&] { return start_broadcast(g, t, src); });
 }
-Work ibroadcast_(ProcessGroup& g, const Tensor& t, int src) { return Work(start_broadcast(g, t, src)); }
+Work ibroadcast_(ProcessGroup& g, const Tensor& t, int src) {
+  return started({g, LinkPattern::whole, t.nbytes()}, [&] { return start_broadcast(g, t, src); });
+}
 
 CollectiveResult tile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile, int root,
                              ReduceOp op) {
-  return finish(start_tile_reduce(g, in_tile, out_tile, root, op));
+  return finish({g, LinkPattern::whole, in_tile.nbytes()},
+                [&] { return start_tile_reduce(g, in_tile, out_tile, root, op); });
 }
 Work itile_reduce(ProcessGroup& g, const Tensor& in_tile, const Tensor& out_tile, int root,
                   ReduceOp op) {
-  return Work(start_tile_reduce(g, in_tile, out_tile, root, op));
+  return started({g, LinkPattern::whole, in_tile.nbytes()},
+                 [&] { return start_tile_reduce(g, in_tile, out_tile, root, op); });
 }
 
 }  // namespace symmflow::dist

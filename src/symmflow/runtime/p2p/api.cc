@@ -5,6 +5,7 @@
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/p2p/engine.h"
 #include "symmflow/runtime/progress.h"
+#include "symmflow/runtime/sim_link.h"
 
 namespace symmflow::dist {
 
@@ -97,19 +98,29 @@ std::vector<std::shared_ptr<P2PWork>> P2PEngine::batch(const std::vector<P2POp>&
   return works;
 }
 
+// Each op is held back by the simulated link (sim_link.h), timed from here; a
+// self-send/receive has no link.
 Work isend(ProcessGroup& g, const Tensor& t, int dst, int tag) {
-  return Work(engine_of(g).isend(t, dst, tag));
+  const detail::LinkDelay link(dst != g.rank(), t.nbytes());
+  return Work(link.wrap(engine_of(g).isend(t, dst, tag)));
 }
 
 Work irecv(ProcessGroup& g, const Tensor& t, int src, int tag) {
-  return Work(engine_of(g).irecv(t, src, tag));
+  const detail::LinkDelay link(src != g.rank(), t.nbytes());
+  return Work(link.wrap(engine_of(g).irecv(t, src, tag)));
 }
 
 std::vector<Work> batch_isend_irecv(ProcessGroup& g, const std::vector<P2POp>& ops) {
+  std::vector<detail::LinkDelay> links;
+  if (detail::g_sim_link.on) [[unlikely]]
+    for (const auto& op : ops) links.emplace_back(op.peer != g.rank(), op.tensor.nbytes());
   auto works = engine_of(g).batch(ops);
   std::vector<Work> out;
   out.reserve(ops.size());
-  for (auto& w : works) out.emplace_back(std::move(w));
+  for (size_t i = 0; i < works.size(); ++i) {
+    if (links.empty()) out.emplace_back(std::move(works[i]));
+    else out.emplace_back(links[i].wrap(std::move(works[i])));
+  }
   return out;
 }
 
