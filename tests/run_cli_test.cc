@@ -80,7 +80,7 @@ TEST(RunCli, DumpIrShowsEveryStep) {
   auto d = temp_dir("dump");
   r = run("compile " + kRing + " --world 2 --dump-ir " + d.string() + " --dot " + (d / "g.dot").string());
   ASSERT_EQ(r.rc, 0) << r.out;
-  EXPECT_TRUE(fs::exists(d / "01-functionalize.sf"));
+  EXPECT_TRUE(fs::exists(d / "02-functionalize.sf"));  // 01: race_check
   EXPECT_TRUE(fs::exists(d / "g.dot"));
   fs::remove_all(d);
 }

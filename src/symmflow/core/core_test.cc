@@ -68,6 +68,35 @@ TEST(Tensor, MetaHasNoData) {
   EXPECT_THROW(m.data_ptr(), Error);
 }
 
+// views_share_bytes decides on geometry alone, exactly (passes/race_check).
+TEST(Overlap, ViewsShareBytesExactly) {
+  auto share = [](Shape sa, Shape ta, int64_t oa, Shape sb, Shape tb, int64_t ob, int64_t isz = 4) {
+    return views_share_bytes({sa, ta, oa, isz}, {sb, tb, ob, isz});
+  };
+  // Rows of a [4, 8]: row 0 against rows 1..2 (the halo exchange), then row 1 against them.
+  EXPECT_FALSE(share({8}, {1}, 0, {2, 8}, {8, 1}, 8));
+  EXPECT_TRUE(share({8}, {1}, 8, {2, 8}, {8, 1}, 8));
+  // Even and odd columns of a [4, 8] interleave without sharing; columns 0:2 and 1:3 share.
+  EXPECT_FALSE(share({4, 4}, {8, 2}, 0, {4, 4}, {8, 2}, 1));
+  EXPECT_TRUE(share({3, 2}, {4, 1}, 0, {3, 2}, {4, 1}, 1));
+  // A column and a row meet in one element; a transposed square covers the square.
+  EXPECT_TRUE(share({4}, {8}, 3, {8}, {1}, 16));
+  EXPECT_FALSE(share({4}, {8}, 3, {3}, {1}, 16));
+  EXPECT_TRUE(share({3, 3}, {1, 3}, 0, {3, 3}, {3, 1}, 0));
+  // Negative strides, stride 0 (expand), empty views, mixed element sizes.
+  EXPECT_TRUE(share({4}, {-1}, 3, {1}, {1}, 0));
+  EXPECT_FALSE(share({4}, {-2}, 6, {4}, {2}, 1));
+  EXPECT_TRUE(share({2, 3}, {0, 1}, 2, {1}, {1}, 4));
+  EXPECT_FALSE(share({0}, {1}, 0, {8}, {1}, 0));
+  EXPECT_TRUE(views_share_bytes({Shape{2}, Shape{1}, 1, 8}, {Shape{1}, Shape{1}, 3, 4}));   // f64 [8, 24) vs f32 [12, 16)
+  EXPECT_FALSE(views_share_bytes({Shape{2}, Shape{2}, 0, 2}, {Shape{2}, Shape{2}, 1, 2}));  // even / odd bf16
+  auto [lo, hi] = byte_extent({Shape{4}, Shape{-1}, 3, 4});
+  EXPECT_EQ(lo, 0);
+  EXPECT_EQ(hi, 16);
+  auto x = Tensor::empty({8}, DType::f32);
+  EXPECT_TRUE(views_share_bytes(geometry(x.as_strided({2}, {3}, 1)), geometry(x.as_strided({1}, {1}, 4))));
+}
+
 TEST(Overlap, PyTorchRules) {
   auto x = Tensor::empty({8}, DType::f32);
   auto a = x.as_strided({6}, {1}, 0), b = x.as_strided({6}, {1}, 2);  // x[0:6], x[2:8]

@@ -5,43 +5,112 @@
 #include <utility>
 #include <vector>
 
+#include "symmflow/core/strided.h"
+
 namespace symmflow {
 
 namespace {
 
-// [first, last) byte range touched by a non-empty view (negative strides included).
-std::pair<const char*, const char*> byte_extent(const Tensor& t) {
-  const char* p = static_cast<const char*>(t.data_ptr());
-  int64_t lo = 0, hi = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    const int64_t span = (t.sizes()[d] - 1) * t.strides()[d] * int64_t(t.itemsize());
-    (span < 0 ? lo : hi) += span;
-  }
-  return {p + lo, p + hi + int64_t(t.itemsize())};
+int64_t numel_of(const ViewGeometry& v) {
+  int64_t n = 1;
+  for (int64_t s : v.sizes) n *= s;
+  return n;
 }
 
-}  // namespace
-
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.numel() == 0 || t.is_contiguous()) return true;
-  const Shape& sizes = t.sizes();
-  const Shape& strides = t.strides();
-  if (t.dim() == 1) return sizes[0] < 2 || strides[0] == 1;
-  // Sort the dims by stride, size-1 dims last (PyTorch's compute_non_overlapping_and_dense).
-  std::vector<int64_t> perm(size_t(t.dim()));
-  std::iota(perm.begin(), perm.end(), int64_t(0));
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+// PyTorch's compute_non_overlapping_and_dense on geometry: sort the dims by
+// stride, size-1 dims last; each stride must be the product of the sizes before.
+bool dense(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  if (sizes.size() == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<size_t> perm(sizes.size());
+  std::iota(perm.begin(), perm.end(), size_t(0));
+  std::stable_sort(perm.begin(), perm.end(), [&](size_t a, size_t b) {
     if (sizes[a] < 2) return false;
     if (sizes[b] < 2) return true;
     return strides[a] < strides[b];
   });
   int64_t require = 1;
-  for (int64_t d : perm) {
+  for (size_t d : perm) {
     if (sizes[d] < 2) return true;
     if (strides[d] != require) return false;
     require *= sizes[d];
   }
   return true;
+}
+
+using ByteRuns = std::vector<std::pair<int64_t, int64_t>>;  // [begin, end), sorted, merged
+
+// v's bytes that fall in [lo, hi), as sorted disjoint runs.
+ByteRuns byte_runs(const ViewGeometry& v, int64_t lo, int64_t hi) {
+  std::vector<int64_t> byte_strides(v.strides.begin(), v.strides.end());
+  for (int64_t& s : byte_strides) s *= v.itemsize;
+  const StridedLoop<1> loop = coalesce<1>(v.sizes, std::array<std::vector<int64_t>, 1>{byte_strides});
+  ByteRuns runs;
+  const int64_t base = v.offset * v.itemsize, isz = v.itemsize;
+  auto add = [&](int64_t b, int64_t e) {
+    if (b < hi && lo < e) runs.emplace_back(b, e);
+  };
+  for_each_run_range(loop, 0, loop.numel, [&](const std::array<int64_t, 1>& off, const int64_t* s, int64_t n) {
+    const int64_t first = base + off[0];
+    if (s[0] == isz || s[0] == -isz || n == 1) {  // adjacent elements: one run
+      const int64_t last = first + (n - 1) * s[0];
+      add(std::min(first, last), std::max(first, last) + isz);
+    } else {
+      for (int64_t i = 0; i < n; ++i) add(first + i * s[0], first + i * s[0] + isz);
+    }
+  });
+  std::sort(runs.begin(), runs.end());
+  ByteRuns merged;
+  for (const auto& r : runs) {
+    if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
+    else merged.push_back(r);
+  }
+  return merged;
+}
+
+// Runs the walk of v would produce: one per element unless the innermost
+// coalesced dim is adjacent elements (a cheap upper bound, before walking).
+int64_t runs_to_walk(const ViewGeometry& v) {
+  std::vector<int64_t> byte_strides(v.strides.begin(), v.strides.end());
+  for (int64_t& s : byte_strides) s *= v.itemsize;
+  const StridedLoop<1> loop = coalesce<1>(v.sizes, std::array<std::vector<int64_t>, 1>{byte_strides});
+  const int64_t inner = loop.strides[0].back();
+  return inner == v.itemsize || inner == -v.itemsize ? loop.numel / loop.sizes.back() : loop.numel;
+}
+
+}  // namespace
+
+ViewGeometry geometry(const Tensor& t) {
+  return {t.sizes(), t.strides(), t.storage_offset(), int64_t(t.itemsize())};
+}
+
+std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v) {
+  int64_t lo = v.offset * v.itemsize, hi = lo;
+  for (size_t d = 0; d < v.sizes.size(); ++d) {
+    const int64_t span = (v.sizes[d] - 1) * v.strides[d] * v.itemsize;
+    (span < 0 ? lo : hi) += span;
+  }
+  return {lo, hi + v.itemsize};
+}
+
+bool views_share_bytes(const ViewGeometry& a, const ViewGeometry& b) {
+  if (numel_of(a) == 0 || numel_of(b) == 0) return false;
+  const auto [a0, a1] = byte_extent(a);
+  const auto [b0, b1] = byte_extent(b);
+  if (!(a0 < b1 && b0 < a1)) return false;
+  // A dense view covers its whole span (same element size: mixed ones are walked).
+  if (a.itemsize == b.itemsize && dense(a.sizes, a.strides) && dense(b.sizes, b.strides)) return true;
+  if (runs_to_walk(a) > kMaxWalkedRuns || runs_to_walk(b) > kMaxWalkedRuns) return true;
+  const ByteRuns ra = byte_runs(a, b0, b1), rb = byte_runs(b, a0, a1);
+  for (size_t i = 0, j = 0; i < ra.size() && j < rb.size();) {
+    if (ra[i].first < rb[j].second && rb[j].first < ra[i].second) return true;
+    (ra[i].second <= rb[j].second ? i : j) += 1;
+  }
+  return false;
+}
+
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.numel() == 0 || t.is_contiguous()) return true;
+  return dense(t.sizes(), t.strides());
 }
 
 InternalOverlap internal_overlap(const Tensor& t) {
@@ -67,8 +136,8 @@ Overlap overlap_status(const Tensor& a, const Tensor& b) {
 
 bool may_overlap(const Tensor& a, const Tensor& b) {
   if (!a.shares_storage(b) || a.numel() == 0 || b.numel() == 0) return false;
-  auto [a0, a1] = byte_extent(a);
-  auto [b0, b1] = byte_extent(b);
+  auto [a0, a1] = byte_extent(geometry(a));
+  auto [b0, b1] = byte_extent(geometry(b));
   return a0 < b1 && b0 < a1;
 }
 

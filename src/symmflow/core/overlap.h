@@ -5,12 +5,16 @@
 //   overlap_status(x[0:6], x[2:8])       == Overlap::partial       // both dense, shifted
 //   overlap_status(x[0:6], x[0:6])       == Overlap::full          // the same geometry
 //   may_overlap(a, b)                    // conservative: do their byte ranges meet?
+//   views_share_bytes(geometry(a), geometry(b))   // exact, on geometry alone (no storage)
 //
 // Every test looks at geometry only (O(ndim log ndim), never per element). Meta
 // tensors have no storage, so they overlap nothing (internal overlap excepted: it
 // is geometry alone).
 #pragma once
+#include <cstdint>
+#include <span>
 #include <string_view>
+#include <utility>
 
 #include "symmflow/core/tensor.h"
 
@@ -36,6 +40,29 @@ Overlap overlap_status(const Tensor& a, const Tensor& b);
 // True when two non-empty views of one storage have intersecting byte ranges
 // [lowest element, highest element]: they *may* share an element.
 bool may_overlap(const Tensor& a, const Tensor& b);
+
+// Where a view lies in its storage, as a Tensor and the IR's TensorType both say
+// it: sizes and strides in elements (as many strides as sizes), the storage
+// offset in elements, the element size in bytes. Lets a compiler pass ask the
+// questions above of types alone (passes/race_check).
+struct ViewGeometry {
+  std::span<const int64_t> sizes, strides;
+  int64_t offset = 0;
+  int64_t itemsize = 1;
+};
+ViewGeometry geometry(const Tensor& t);  // t's (valid while t's sizes and strides are)
+
+// [begin, end) bytes from the storage's start that a non-empty view spans
+// (lowest element to highest element, negative strides included).
+std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v);
+
+// Exact: do two views of one storage share a byte? Disjoint spans say no and two
+// dense views with meeting spans say yes at once; otherwise both views' elements
+// are walked as coalesced byte runs (in the other's span only) and compared, so
+// that interleaved views (the even and the odd columns) are told apart. Beyond
+// kMaxWalkedRuns runs per view the answer is a conservative yes.
+inline constexpr int64_t kMaxWalkedRuns = int64_t(1) << 22;
+bool views_share_bytes(const ViewGeometry& a, const ViewGeometry& b);
 
 // PyTorch's checks, with its messages prefixed by `op`:
 //   "<op>: unsupported operation: more than one element of the written-to tensor

@@ -153,5 +153,33 @@ TEST(Compile, RingStepAcrossRanks) {
   }
 }
 
+// A traced function racy in eager (it reads its receive buffer before the
+// wait) is refused when it is compiled, naming both ops (passes/race_check.h).
+Tensor racy_self_exchange(Tensor x, Tensor y) {
+  const int me = dist::world().rank();
+  auto works = dist::batch_isend_irecv({dist::P2POp::send(x, me), dist::P2POp::recv(y, me)});
+  Tensor t = y * 2.0;  // before the wait
+  for (auto& w : works) w.wait();
+  return t;
+}
+
+TEST(Compile, ARacyFunctionIsAnError) {
+  int rc = runtime::launch_fn(1, [] {
+    dist::init();
+    auto f = compile(racy_self_exchange);
+    std::string msg;
+    try {
+      f(zeros({8}), zeros({8}));
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    SF_CHECK(msg.find("error: race: aten::mul reads") != std::string::npos &&
+                 msg.find("while c10d::batch_isend_irecv at <traced>") != std::string::npos,
+             "expected the race named, got '{}'", msg);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
 }  // namespace
 }  // namespace symmflow

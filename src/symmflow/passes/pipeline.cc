@@ -11,13 +11,14 @@
 #include "symmflow/passes/functionalize.h"
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/memory_plan.h"
+#include "symmflow/passes/race_check.h"
 #include "symmflow/passes/reinplace.h"
 #include "symmflow/passes/symm_placement.h"
 
 namespace symmflow::passes {
 
 const std::vector<std::string_view>& pipeline_steps() {
-  static const std::vector<std::string_view> steps = {"input",     "functionalize",  "dce",
+  static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
                                                       "cse",       "reinplace",      "dce.final",
                                                       "symm_placement", "collective_lowering", "memory_plan"};
   return steps;
@@ -35,6 +36,7 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
     if (opts.verify_each || !pass) ir::verify(g, name);
     if (opts.dump) opts.dump(name, g);
   };
+  RaceCheck race_check;
   Functionalize functionalize;
   DeadCodeElimination dce;
   CommonSubexpressionElimination cse;
@@ -43,6 +45,9 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   CollectiveLowering lowering;
   MemoryPlanning memory_plan(opts.sentinels);
   step("input", nullptr);
+  // Racy in eager (a receive buffer read before its wait...): the program's
+  // fault, named on the source as written.
+  step("race_check", &race_check);
   step("functionalize", &functionalize);
   step("dce", &dce);
   step("cse", &cse);

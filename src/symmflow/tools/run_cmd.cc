@@ -11,6 +11,7 @@
 #include "symmflow/ir/printer.h"
 #include "symmflow/library/plugin.h"
 #include "symmflow/passes/pipeline.h"
+#include "symmflow/passes/race_check.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/world.h"
@@ -126,9 +127,10 @@ int rank_body(const RunOptions& o) {
 
 int run_run(const RunOptions& o) {
   for (const auto& lib : o.loads) load_library(lib);
-  // Refuse a bad program before starting any rank (exit 2, file:line:col).
+  // Refuse a bad program before starting any rank (exit 2, file:line:col), one
+  // racy in eager included, on every rank (peers and views may depend on it).
   try {
-    auto g = ir::parse_graph_file(o.file, 0, o.nproc);
+    for (int r = 0; r < o.nproc; ++r) passes::check_races(*ir::parse_graph_file(o.file, r, o.nproc));
   } catch (const Error& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
