@@ -5,16 +5,16 @@ BUILD=${1:-build/dev}
 SF="$BUILD/symmflow"
 echo "== the blog's kernel (seed 000): two ring exchanges interleaved with compute,"
 echo "   traced P2P compiled without copies, checked bitwise against eager on 2 ranks"
-"$SF" run examples/ring_overlap.sf --nproc 2 --check --explain
+"$SF" run examples/ring_overlap/ring_overlap.sf --nproc 2 --check --explain
 echo
 echo "== what the compiler did to it (rank 0 of 2)"
-"$SF" compile examples/ring_overlap.sf --world 2
+"$SF" compile examples/ring_overlap/ring_overlap.sf --world 2
 echo
-echo "== a tensor-parallel MLP: the all_reduce's input is planned in symmetric memory (0 bytes copied into it)"
-"$SF" run examples/tp_mlp.sf --nproc 2 --check --explain
+echo "== a tensor-parallel MLP in two micro-batches: each all_reduce's input is planned in symmetric memory (0 bytes copied into it)"
+"$SF" run examples/tp_mlp/tp_mlp.sf --nproc 2 --check --explain
 echo
 echo "== the same kernel written in C++ (DESIGN.md §6), eager vs sf::compile"
-"$SF" launch --nproc 2 -- "$BUILD/examples/ring_step"
+"$SF" launch --nproc 2 -- "$BUILD/examples/ring_overlap" --check
 echo
 echo "== symmflow launch --nproc 2: an all_reduce on symmetric memory, checked and timed"
 "$SF" launch --nproc 2 --pin -- "$BUILD/examples/allreduce_demo"

@@ -28,7 +28,7 @@ Result run(const std::string& args) {
   return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
 }
 
-const std::string kRing = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap.sf";
+const std::string kRing = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf";
 
 fs::path temp_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("sf-run-cli-" + name + "-" + std::to_string(getpid()));

@@ -6,7 +6,7 @@
                                    [--repro] [--open-repro] [--no-coll-during-p2p] [--runner torch]
 
 Runs `SF run PROG --check --nproc N` for
-  - every hand-written program in tests/diff/programs/ and examples/ at
+  - every hand-written program in tests/diff/programs/ and examples/*/ at
     N = 2, 3 and 4, and
   - C generated programs (default 200, from a fixed seed; every fifth one
     world-agnostic) at N = 1, 2, 3, 4 in turn,
@@ -23,6 +23,7 @@ eager/compiled comparison (programs in the `functional` form are skipped there).
 """
 import argparse
 import concurrent.futures
+import glob
 import os
 import re
 import shlex
@@ -53,11 +54,11 @@ class Case:
 
 
 def hand_written(nprocs, flt):
-    """tests/diff/programs/*.sf, and examples/*.sf (the blog kernel lives there)."""
-    files = []
-    for d in (os.path.join(HERE, "programs"), os.path.join(ROOT, "examples")):
-        if os.path.isdir(d):
-            files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".sf"))
+    """tests/diff/programs/*.sf, and examples/<ex>/<ex>.sf (the blog kernel, halo2d, ring
+    attention, the TP MLP; not examples/plugin/, whose program needs its library loaded)."""
+    files = sorted(glob.glob(os.path.join(HERE, "programs", "*.sf")))
+    files += sorted(f for f in glob.glob(os.path.join(ROOT, "examples", "*", "*.sf"))
+                    if os.path.basename(os.path.dirname(f)) != "plugin")
     return [Case(f, n) for f in files for n in nprocs if flt in f]
 
 
