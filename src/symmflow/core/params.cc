@@ -80,6 +80,8 @@ const std::vector<Spec>& table() {
   // Kernels and compiler.
   {"SYMMFLOW_BLAS_THREADS", Kind::integer, "1", 1, 1024, "", SetBy::user,
    "threads of OpenBLAS inside matmul (one per rank by default)"},
+  {"SYMMFLOW_VERIFY", Kind::boolean, "0", 0, 0, "", SetBy::user,
+   "1: run the hazard verifier after every compile (debug builds always do; the test suite sets it)"},
   {"SYMMFLOW_TUNE_FILE", Kind::path, "$HOME/.cache/symmflow/tune.json", 0, 0, "", SetBy::user,
    "thresholds measured by `symmflow tune`, read by collective_lowering"},
   };

@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/kernels/copy.h"
+#include "symmflow/ops/work_registry.h"
+#include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/symm_placement.h"
 #include "symmflow/runtime/world.h"
@@ -32,8 +37,21 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
   }
   const auto& plan = g_->plan();
   auto roots = ir::storage_roots(*g_);
+  const auto pairs = passes::async_pairs(*g_);
+  std::unordered_map<const ir::Node*, int> step_of;
   for (const ir::Node* n : g_->nodes()) {
     Step s{n, {}, false, algo_named(n->algorithm())};
+    step_of[n] = int(steps_.size());
+    s.start_async = passes::comm_kind(*n) == passes::CommKind::collective && pairs.waits_of.count(n);
+    const ir::Node* comm = passes::issues_comm(*n) ? n : nullptr;
+    if (auto it = pairs.start_of.find(n); it != pairs.start_of.end()) {
+      s.start = step_of.at(it->second);
+      comm = it->second;
+    }
+    if (comm) s.group = passes::group_of(*comm);
+    if (auto it = pairs.waits_of.find(n); it != pairs.waits_of.end()) s.waits = int(it->second.size());
+    s.label = n->op_name();
+    if (!n->outputs().empty()) s.label += " %" + n->output(0)->name();
     for (const ir::Value* o : n->outputs()) {
       if (plan.slots.count(o->id())) s.planned.push_back(o->id());
       // Results the plan cannot place (an opaque op's, or the copies a node still
@@ -106,23 +124,50 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     }
     env_[size_t(p->id())] = v;
   }
-  for (const Step& s : steps_) {
+  if (timeline_) timeline_->events.clear();
+  std::vector<double> started(steps_.size(), 0);  // the trace: when each step began
+  in_flight_.clear();
+  open_.assign(steps_.size(), 0);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    Step& s = steps_[i];
+    if (!s.group.empty() && !s.pg) s.pg = &dist::group(s.group);
+    if (!in_flight_.empty()) progress_in_flight();
+    const double t0 = timeline_ ? Timeline::now_us() : 0;
     OpContext ctx(DispatchKey::CPU);
     dist::AllReduceAlgo algo = s.algo;
     if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
+    ops::StartAsync async;
+    if (s.start_async) ctx.set(&async);
     if (s.scoped) {
       if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
       run_node(*g_, *s.node, env_, scoped_.get(), &ctx);
-      continue;
+    } else {
+      std::deque<std::shared_ptr<Storage>> planned;
+      for (int id : s.planned) planned.push_back(arenas_->storage(id));
+      PlannedAllocator alloc(std::move(planned), regular_allocator());
+      if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
+      run_node(*g_, *s.node, env_, &alloc, &ctx);
+      if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
+      for (int id : s.planned)
+        if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
     }
-    std::deque<std::shared_ptr<Storage>> planned;
-    for (int id : s.planned) planned.push_back(arenas_->storage(id));
-    PlannedAllocator alloc(std::move(planned), regular_allocator());
-    if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
-    run_node(*g_, *s.node, env_, &alloc, &ctx);
-    if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
-    for (int id : s.planned)
-      if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
+    if (s.waits > 0) {
+      open_[i] = s.waits;
+      in_flight_.push_back(int(i));
+    }
+    if (s.start >= 0 && --open_[size_t(s.start)] == 0)
+      in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), s.start));
+    if (timeline_) {
+      const double t1 = Timeline::now_us();
+      started[i] = t0;
+      const std::string where =
+          s.node->loc().line ? fmt::format("{}:{}", g_->file(), s.node->loc().line) : std::string();
+      timeline_->events.push_back({s.label, where, TraceEvent::compute, t0, t1 - t0});
+      if (s.start >= 0) {
+        const Step& st = steps_[size_t(s.start)];
+        timeline_->events.push_back({st.label, where, TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
+      }
+    }
   }
   for (auto& [caller, copy] : copy_back) {
     kernels::copy_(caller, copy);
@@ -144,6 +189,12 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     for (const auto& t : outs) scoped_->release(t.storage().get());
   env_.clear();  // nothing but the outputs stays referenced between runs
   return outs;
+}
+
+void CompiledProgram::progress_in_flight() {
+  dist::ProcessGroup* last = nullptr;
+  for (int i : in_flight_)
+    if (dist::ProcessGroup* g = steps_[size_t(i)].pg; g != last) dist::progress(*(last = g));
 }
 
 ProgramStats CompiledProgram::stats() const {

@@ -11,6 +11,11 @@
 //   run, so a caller may keep what a run returned.
 // run() checks guards first: each input's dtype, sizes, strides and storage
 // offset must be those the program was compiled for.
+// Communication is asynchronous (passes/comm_ops.h): a collective a
+// c10d::wait_tensor waits for is started at its node and completed at the wait;
+// between instructions, while anything is in flight, the executor makes one
+// pass of progress on the groups concerned, so transfers move during compute
+// without a progress thread (docs/compiler.md says why).
 //
 //   passes::optimize(*g);
 //   CompiledProgram prog(std::move(g));   // collective when the plan has symmetric buffers
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "symmflow/exec/arenas.h"
+#include "symmflow/exec/timeline.h"
 #include "symmflow/exec/replay_allocator.h"
 #include "symmflow/ir/graph.h"
 #include "symmflow/runtime/collectives/collectives.h"
@@ -54,6 +60,8 @@ class CompiledProgram {
   void check_guards(std::span<const IValue> inputs) const;
   // The planned buffer of a value (tests check that addresses never change).
   const void* buffer_address(const ir::Value* v) const;
+  // Records every later run into `t` (cleared at the start of each run); nullptr stops.
+  void set_timeline(Timeline* t) { timeline_ = t; }
 
  private:
   bool arena_backed(const Tensor& t) const;
@@ -62,7 +70,14 @@ class CompiledProgram {
     std::vector<int> planned;    // ids of the results that have a planned buffer, in order
     bool scoped = false;         // an opaque custom op whose results must be symmetric
     dist::AllReduceAlgo algo = dist::AllReduceAlgo::automatic;
+    bool start_async = false;  // a collective some wait completes (run with StartAsync)
+    int waits = 0;             // an asynchronous start (P2P or collective): its waits
+    int start = -1;            // a wait: the step that started what it waits for
+    std::string group;         // the group it communicates in ("" for compute)
+    dist::ProcessGroup* pg = nullptr;  // that group, found at the first run
+    std::string label;         // "aten::mm %y" (the trace)
   };
+  void progress_in_flight();
   std::unique_ptr<ir::Graph> g_;
   std::vector<Step> steps_;
   std::unique_ptr<ProgramArenas> arenas_;
@@ -71,6 +86,9 @@ class CompiledProgram {
   std::unique_ptr<ReplayAllocator> scoped_;  // symmetric allocations of custom ops, replayed
   int64_t runs_ = 0;
   ProgramStats last_;
+  std::vector<int> in_flight_;  // asynchronous starts not yet waited for, oldest first
+  std::vector<int> open_;       // per start: its waits still to come
+  Timeline* timeline_ = nullptr;
 };
 
 }  // namespace symmflow::exec

@@ -1,7 +1,8 @@
 // IR golden tests (tests/ir/<pass>/*.sf), MLIR style: each file is an input graph,
 // the steps to run, and the graph expected after them, in comments:
 //
-//   # passes: functionalize dce          (names of pipeline steps, or "pipeline")
+//   # passes: functionalize dce          (names of pipeline steps, or "pipeline"; also
+//                                         schedule.no_overlap, schedule.max_in_flight_1)
 //   # world: 2  rank: 1                  (optional; default world 1, rank 0)
 //   graph @f(...) -> (...) { ... }
 //   # expect:
@@ -92,6 +93,9 @@ void run_step(ir::Graph& g, const std::string& name) {
   else if (name == "symm_placement") p = std::make_unique<SymmPlacement>();
   else if (name == "collective_lowering") p = std::make_unique<CollectiveLowering>();
   else if (name == "memory_plan") p = std::make_unique<MemoryPlanning>();
+  else if (name == "schedule") p = std::make_unique<Schedule>();
+  else if (name == "schedule.no_overlap") p = std::make_unique<Schedule>(ScheduleOptions{.overlap = false});
+  else if (name == "schedule.max_in_flight_1") p = std::make_unique<Schedule>(ScheduleOptions{.max_in_flight = 1});
   else FAIL() << "unknown pass " << name;
   p->run(g);
   ir::verify(g, name);

@@ -176,8 +176,11 @@ RankReport run_on_this_rank(const RunRequest& req) {
     opts.dump = req.dump;
     opts.stop_after = req.stop_after;
     opts.placement = req.placement;
+    opts.schedule = req.schedule;
+    opts.check_hazards |= req.check_hazards;
     passes::optimize(*cg, opts);
     prog = std::make_unique<CompiledProgram>(std::move(cg));
+    if (req.trace) prog->set_timeline(&rep.trace);
     std::vector<bool> symmetric_inputs = needs.input;
     if (req.symmetric_inputs) symmetric_inputs.assign(symmetric_inputs.size(), true);
     compiled_in = make_inputs(*g, req, rep.rank, symmetric_inputs);

@@ -12,6 +12,8 @@
 #include <string_view>
 
 #include "symmflow/exec/compiled_program.h"
+#include "symmflow/exec/timeline.h"
+#include "symmflow/passes/schedule.h"
 #include "symmflow/ir/graph.h"
 #include "symmflow/passes/symm_placement.h"
 
@@ -31,6 +33,9 @@ struct RunRequest {
   std::string stop_after;  // compile only up to this pipeline step
   passes::PlacementOptions placement;
   bool symmetric_inputs = false;  // the caller's inputs are symmetric tensors
+  passes::ScheduleOptions schedule;  // overlap on or off, ops in flight
+  bool check_hazards = false;        // run the hazard verifier after compiling (--verify)
+  bool trace = false;                // record the last compiled run (RankReport::trace)
 };
 
 struct RankReport {
@@ -47,6 +52,7 @@ struct RankReport {
   int64_t output_bytes = 0;                            // what a compiled run returns
   std::vector<std::pair<std::string, std::string>> algorithms;  // (node, algorithm)
   std::vector<ir::PlacementDecision> decisions;
+  Timeline trace;  // the last compiled run, when asked
 };
 
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.

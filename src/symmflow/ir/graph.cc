@@ -470,12 +470,39 @@ std::vector<Value*> Graph::make_in_place(Node* n) {
   n->outputs_.resize(n->num_returns_);
   n->functional_ = false;
   n->invalidate();
+  share_storage_sizes(n);
   return dropped;
+}
+
+void Graph::refresh_layouts() {
+  for (Node* n : order_) {
+    if (n->functional_) continue;  // its copies keep their recorded layouts
+    OpContext ctx(DispatchKey::Meta);
+    std::vector<Tensor> outs = flatten_results(n->op_->call(ctx, meta_args(n->args_)));
+    for (size_t i = 0; i < outs.size() && i < n->outputs_.size(); ++i) {
+      TensorType t = TensorType::of(outs[i]);
+      TensorType& cur = n->outputs_[i]->type_;
+      if (t.dtype == cur.dtype && t.sizes == cur.sizes) cur = t;
+    }
+    share_storage_sizes(n);
+  }
+}
+
+// An output that now aliases the argument it writes views that argument's
+// storage: it takes its size (a fresh functional result had its own).
+void Graph::share_storage_sizes(Node* n) {
+  auto slots = n->output_slots();
+  auto aliases = n->output_aliases();
+  for (size_t i = 0; i < n->outputs_.size(); ++i) {
+    Value* src = aliases[i] ? aliases[i] : (slots[i] ? n->value_at(*slots[i]) : nullptr);
+    if (src && src->is_tensor()) n->outputs_[i]->storage_size_ = src->storage_size_;
+  }
 }
 
 void Graph::set_op(Node* n, Operator& op) {
   n->op_ = &op;
   n->invalidate();
+  if (!n->functional_) share_storage_sizes(n);
 }
 
 void Graph::append(Node* n) { order_.push_back(n); }

@@ -270,6 +270,11 @@ class Graph {
   // Inserts n before `before` in program order (at the end when before is null).
   void insert_before(Node* before, Node* n);
   void set_order(std::vector<Node*> order);
+  // Re-derives every result's layout (strides, offset) from its arguments'
+  // current types with the Meta kernels, in program order: a pass that changes
+  // what a value is (reinplace receiving into a clone instead of a view) would
+  // otherwise leave the layouts of values derived from it stale.
+  void refresh_layouts();
   // Removes n from program order (it stays owned by the graph until cleanup()).
   void remove(Node* n);
 
@@ -300,6 +305,7 @@ class Graph {
  private:
   Value* new_value(std::string name, TensorType type, ValueKind kind = ValueKind::Tensor);
   void infer_outputs(Node* n, std::vector<std::string> out_names);
+  void share_storage_sizes(Node* n);
 
   std::string name_;
   std::string file_;

@@ -57,68 +57,82 @@ dist::AllReduceAlgo algo_of(const OpContext& ctx) {
   return a ? *a : dist::AllReduceAlgo::automatic;
 }
 
+// A compiled program starts a collective that a later c10d::wait_tensor
+// completes (the executor attaches StartAsync): its Work is registered against
+// the result, as P2P's is, and the wait finishes it. Otherwise it completes here.
+void complete_or_register(const OpContext& ctx, const Tensor& result, dist::Work w) {
+  if (ctx.get<StartAsync>())
+    register_work(result, std::move(w));
+  else
+    w.wait();
+}
+
 Results all_reduce(OpContext& ctx, Args a) {
   const Tensor& in = tensor_arg(a, 0);
   Tensor out = empty_like(in);
-  dist::all_reduce(group_arg(a, 2), out, in, reduce_arg(a, 1), algo_of(ctx));
+  complete_or_register(ctx, out, dist::iall_reduce(group_arg(a, 2), out, in, reduce_arg(a, 1), algo_of(ctx)));
   return {out};
 }
 Results all_reduce_inplace(OpContext& ctx, Args a) {
-  dist::all_reduce_(group_arg(a, 2), tensor_arg(a, 0), reduce_arg(a, 1), algo_of(ctx));
+  const Tensor& t = tensor_arg(a, 0);
+  complete_or_register(ctx, t, dist::iall_reduce_(group_arg(a, 2), t, reduce_arg(a, 1), algo_of(ctx)));
   return {a[0]};
 }
 Results all_reduce_coalesced(OpContext& ctx, Args a) {
   IValueList out;
   for (const auto& v : a[0].to_list()) {
     Tensor o = empty_like(v.to_tensor());
-    dist::all_reduce(group_arg(a, 2), o, v.to_tensor(), reduce_arg(a, 1), algo_of(ctx));
+    complete_or_register(ctx, o, dist::iall_reduce(group_arg(a, 2), o, v.to_tensor(), reduce_arg(a, 1), algo_of(ctx)));
     out.emplace_back(o);
   }
   return {IValue(std::move(out))};
 }
 Results all_reduce_coalesced_inplace(OpContext& ctx, Args a) {
-  for (const auto& v : a[0].to_list()) dist::all_reduce_(group_arg(a, 2), v.to_tensor(), reduce_arg(a, 1), algo_of(ctx));
+  for (const auto& v : a[0].to_list())
+    complete_or_register(ctx, v.to_tensor(),
+                         dist::iall_reduce_(group_arg(a, 2), v.to_tensor(), reduce_arg(a, 1), algo_of(ctx)));
   return {a[0]};
 }
-Tensor gather_into(ProcessGroup& g, const Tensor& in, int64_t group_size, const char* op) {
+Tensor gather_into(const OpContext& ctx, ProcessGroup& g, const Tensor& in, int64_t group_size, const char* op) {
   check_group_size(g, group_size, op);
   Tensor out = empty_with_type(in, gathered_shape(in, group_size, op));
-  dist::all_gather(g, out, in);
+  complete_or_register(ctx, out, dist::iall_gather(g, out, in));
   return out;
 }
-Results all_gather(OpContext&, Args a) {
-  return {gather_into(group_arg(a, 2), tensor_arg(a, 0), a[1].to_int(), "c10d::all_gather_into_tensor")};
+Results all_gather(OpContext& ctx, Args a) {
+  return {gather_into(ctx, group_arg(a, 2), tensor_arg(a, 0), a[1].to_int(), "c10d::all_gather_into_tensor")};
 }
-Results all_gather_coalesced(OpContext&, Args a) {
+Results all_gather_coalesced(OpContext& ctx, Args a) {
   IValueList out;
   for (const auto& v : a[0].to_list())
-    out.emplace_back(gather_into(group_arg(a, 2), v.to_tensor(), a[1].to_int(),
+    out.emplace_back(gather_into(ctx, group_arg(a, 2), v.to_tensor(), a[1].to_int(),
                                  "c10d::all_gather_into_tensor_coalesced"));
   return {IValue(std::move(out))};
 }
-Results all_gather_out(OpContext&, Args a) {
+Results all_gather_out(OpContext& ctx, Args a) {
   const char* op = "c10d::all_gather_into_tensor_out";
   ProcessGroup& g = group_arg(a, 2);
   const Tensor& in = tensor_arg(a, 0);
   check_group_size(g, a[1].to_int(), op);
   check_out(tensor_arg(a, 3), in.dtype(), gathered_shape(in, a[1].to_int(), op), op, "out");
-  dist::all_gather(g, tensor_arg(a, 3), in);
+  complete_or_register(ctx, tensor_arg(a, 3), dist::iall_gather(g, tensor_arg(a, 3), in));
   return {a[3]};
 }
-Tensor scatter_into(ProcessGroup& g, const Tensor& in, ReduceOp rop, int64_t group_size, const char* op) {
+Tensor scatter_into(const OpContext& ctx, ProcessGroup& g, const Tensor& in, ReduceOp rop, int64_t group_size,
+                    const char* op) {
   check_group_size(g, group_size, op);
   Tensor out = empty_with_type(in, scattered_shape(in, group_size, op));
-  dist::reduce_scatter(g, out, in, rop);
+  complete_or_register(ctx, out, dist::ireduce_scatter(g, out, in, rop));
   return out;
 }
-Results reduce_scatter(OpContext&, Args a) {
-  return {scatter_into(group_arg(a, 3), tensor_arg(a, 0), reduce_arg(a, 1), a[2].to_int(),
+Results reduce_scatter(OpContext& ctx, Args a) {
+  return {scatter_into(ctx, group_arg(a, 3), tensor_arg(a, 0), reduce_arg(a, 1), a[2].to_int(),
                        "c10d::reduce_scatter_tensor")};
 }
-Results reduce_scatter_coalesced(OpContext&, Args a) {
+Results reduce_scatter_coalesced(OpContext& ctx, Args a) {
   IValueList out;
   for (const auto& v : a[0].to_list())
-    out.emplace_back(scatter_into(group_arg(a, 3), v.to_tensor(), reduce_arg(a, 1), a[2].to_int(),
+    out.emplace_back(scatter_into(ctx, group_arg(a, 3), v.to_tensor(), reduce_arg(a, 1), a[2].to_int(),
                                   "c10d::reduce_scatter_tensor_coalesced"));
   return {IValue(std::move(out))};
 }
@@ -130,16 +144,17 @@ Results all_to_all_single(OpContext& ctx, Args a) {
   Shape shape = Dispatcher::instance().get("c10d::all_to_all_single").call(meta, margs)[0].to_tensor().sizes();
   Tensor out = empty_with_type(tensor_arg(a, 0), shape);
   auto out_splits = a[1].to_int_list(), in_splits = a[2].to_int_list();
-  dist::all_to_all_single(group_arg(a, 3), out, tensor_arg(a, 0), out_splits, in_splits);
+  complete_or_register(ctx, out, dist::iall_to_all_single(group_arg(a, 3), out, tensor_arg(a, 0), out_splits, in_splits));
   return {out};
 }
-Results broadcast(OpContext&, Args a) {
+Results broadcast(OpContext& ctx, Args a) {
   Tensor out = kernels::clone(tensor_arg(a, 0));
-  dist::broadcast_(group_arg(a, 2), out, int(a[1].to_int()));
+  complete_or_register(ctx, out, dist::ibroadcast_(group_arg(a, 2), out, int(a[1].to_int())));
   return {out};
 }
-Results broadcast_inplace(OpContext&, Args a) {
-  dist::broadcast_(group_arg(a, 2), tensor_arg(a, 0), int(a[1].to_int()));
+Results broadcast_inplace(OpContext& ctx, Args a) {
+  const Tensor& t = tensor_arg(a, 0);
+  complete_or_register(ctx, t, dist::ibroadcast_(group_arg(a, 2), t, int(a[1].to_int())));
   return {a[0]};
 }
 Results wait_tensor(OpContext&, Args a) {

@@ -9,6 +9,10 @@
 namespace symmflow::ops {
 
 void register_work(const Tensor& t, dist::Work work);
+// Attached to a kernel's OpContext by the compiled program's executor: start the
+// collective and register its Work (a later c10d::wait_tensor completes it)
+// instead of completing it in the kernel (passes/comm_ops.h).
+struct StartAsync {};
 // Waits for and forgets every work registered for t's TensorImpl; if there is
 // none, for every work on t's storage (a view of a buffer in flight). Returns
 // how many works it waited for.

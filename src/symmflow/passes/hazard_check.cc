@@ -241,6 +241,7 @@ class HazardChecker {
     find_waits();
     check_slots();
     simulate();
+    check_live_overlap();
   }
 
  private:
@@ -421,6 +422,59 @@ class HazardChecker {
                          v->name(), v->type().str(true), v->producer() ? ", made by " + describe(v->producer()) : "",
                          v->type().storage_bytes(), r->name(), s->bytes,
                          s->arena == ir::Arena::regular ? "regular" : "symmetric", s->offset));
+    }
+  }
+
+  // overlapping_buffers by liveness: a buffer lives from the node that makes it to
+  // the last node that reads it (an async op reads what it takes until its wait;
+  // returned buffers and symmetric copies of inputs live to the end). Two
+  // buffers live at once may not share arena bytes, whether or not the bytes
+  // are read again in between (the simulation below catches what is).
+  void check_live_overlap() const {
+    const auto& plan = g_.plan();
+    const int64_t guard = plan.sentinels ? kSentinelBytes : 0;
+    const int64_t end = int64_t(nodes_.size());
+    std::unordered_map<const Value*, std::pair<int64_t, int64_t>> life;  // root -> [born, dies]
+    for (const auto& [id, s] : plan.slots) {
+      const Value* r = g_.value(size_t(id));
+      life[r] = {r->producer() ? int64_t(pos_.at(r->producer())) : -1, r->producer() ? -1 : end};
+    }
+    auto read_at = [&](const Value* v, int64_t p) {
+      if (auto it = life.find(root_of(v)); it != life.end()) it->second.second = std::max(it->second.second, p);
+    };
+    for (size_t p = 0; p < nodes_.size(); ++p) {
+      const Node* n = nodes_[p];
+      for (const auto& a : n->args()) a.for_each_value([&](const Value* v) { read_at(v, int64_t(p)); });
+      if (auto it = entries_.find(n); it != entries_.end())
+        for (const Entry& e : it->second)
+          if (auto w = wait_of_.find(e.handle); w != wait_of_.end()) {
+            for (const Value* v : e.reads) read_at(v, int64_t(pos_.at(w->second)));
+            for (const Value* v : e.writes) read_at(v, int64_t(pos_.at(w->second)));
+          }
+    }
+    for (const Value* v : g_.outputs()) read_at(v, end);
+    struct Live {
+      const Value* root;
+      const ir::BufferSlot* slot;
+      int64_t born, dies;
+    };
+    std::vector<Live> all;
+    for (const auto& [r, bd] : life) all.push_back({r, slot_of(r), bd.first, std::max(bd.first, bd.second)});
+    std::sort(all.begin(), all.end(), [](const Live& a, const Live& b) {
+      return a.born != b.born ? a.born < b.born : a.root->id() < b.root->id();
+    });
+    std::vector<const Live*> active;
+    for (const Live& b : all) {
+      std::erase_if(active, [&](const Live* a) { return a->dies < b.born; });
+      for (const Live* a : active)
+        if (a->slot->arena == b.slot->arena && a->slot->offset < b.slot->offset + b.slot->bytes + guard &&
+            b.slot->offset < a->slot->offset + a->slot->bytes + guard)
+          fail(Kind::overlapping_buffers, b.root->producer(), a->root->producer(),
+               fmt::format("the slot of %{} ({} bytes at +{}) overlaps the slot of %{} ({} bytes at +{}) while "
+                           "both are live: %{} is made by {} and %{} is still read by instruction {}",
+                           b.root->name(), b.slot->bytes, b.slot->offset, a->root->name(), a->slot->bytes,
+                           a->slot->offset, b.root->name(), describe(b.root->producer()), a->root->name(), a->dies));
+      active.push_back(&b);
     }
   }
 

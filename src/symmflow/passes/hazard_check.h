@@ -26,7 +26,8 @@
 //
 // Checks run in this order, the first failure throws: group_order, use_before_def,
 // never_waited, buffer_too_small, then the simulation (read_before_ready,
-// overwrite_in_flight, overlapping_buffers). It is linear in the nodes plus the
+// overwrite_in_flight, overlapping_buffers), then overlapping_buffers by liveness
+// (two buffers live at once share arena bytes, whether read again or not). It is linear in the nodes plus the
 // in-flight operations each access is compared with (log-time byte ownership).
 #pragma once
 #include <span>

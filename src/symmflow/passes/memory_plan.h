@@ -26,6 +26,9 @@
 //    buffer (checked after every run).
 // 5. Graph inputs that placement copies into symmetric memory get a symmetric
 //    buffer live for the whole run (a written one is copied back at the end).
+// 6. An asynchronous op (passes/comm_ops.h) reads and writes its buffers until
+//    its wait: every buffer it takes stays live until then (an out-of-place
+//    collective's input is read while the collective is in flight).
 #pragma once
 #include "symmflow/passes/pass.h"
 

@@ -5,10 +5,12 @@
 
 #include <algorithm>
 
+#include "symmflow/core/params.h"
 #include "symmflow/ir/verifier.h"
 #include "symmflow/passes/cse.h"
 #include "symmflow/passes/dce.h"
 #include "symmflow/passes/functionalize.h"
+#include "symmflow/passes/hazard_check.h"
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/race_check.h"
@@ -20,8 +22,17 @@ namespace symmflow::passes {
 const std::vector<std::string_view>& pipeline_steps() {
   static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
                                                       "cse",       "reinplace",      "dce.final",
-                                                      "symm_placement", "collective_lowering", "memory_plan"};
+                                                      "symm_placement", "collective_lowering", "schedule",
+                                                      "memory_plan", "hazard_check"};
   return steps;
+}
+
+bool hazard_check_default() {
+#ifdef NDEBUG
+  return params::flag("SYMMFLOW_VERIFY");
+#else
+  return true;
+#endif
 }
 
 void optimize(ir::Graph& g, const PipelineOptions& opts) {
@@ -43,6 +54,7 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   Reinplace reinplace;
   SymmPlacement placement(opts.placement);
   CollectiveLowering lowering;
+  Schedule schedule(opts.schedule);
   MemoryPlanning memory_plan(opts.sentinels);
   step("input", nullptr);
   // Racy in eager (a receive buffer read before its wait...): the program's
@@ -57,7 +69,16 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   // place on its input needs that input's buffer symmetric.
   step("symm_placement", &placement);
   step("collective_lowering", &lowering);
+  // Comm starts early, waits late; the plan follows the final order.
+  const std::vector<const ir::Node*> program_order(g.nodes().begin(), g.nodes().end());
+  step("schedule", &schedule);
   step("memory_plan", &memory_plan);
+  // The final order and plan, checked by a simulation that shares no code with
+  // the scheduler (tests, debug builds, --verify).
+  if (opts.check_hazards) {
+    HazardCheck hazards(program_order);
+    step("hazard_check", &hazards);
+  }
 }
 
 }  // namespace symmflow::passes

@@ -9,9 +9,13 @@
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/schedule.h"
 #include "symmflow/passes/symm_placement.h"
 
 namespace symmflow::passes {
+
+// Debug builds or SYMMFLOW_VERIFY=1.
+bool hazard_check_default();
 
 struct PipelineOptions {
   bool verify_each = true;
@@ -21,6 +25,12 @@ struct PipelineOptions {
   // functional program itself, which shows that functionalization alone is exact.
   std::string stop_after;
   PlacementOptions placement;
+  // Overlap of communication with compute (`--no-overlap`, `--max-in-flight`).
+  ScheduleOptions schedule;
+  // Check the final schedule with the independent hazard verifier
+  // (passes/hazard_check.h): in debug builds, under SYMMFLOW_VERIFY=1 (the test
+  // suite sets it for every test) and with `--verify`.
+  bool check_hazards = hazard_check_default();
   // 64 guard bytes after every planned buffer, checked after the node that makes
   // it (on in debug builds).
 #ifdef NDEBUG

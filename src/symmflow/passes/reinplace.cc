@@ -130,6 +130,9 @@ class Reinplacer {
     for (Value* v : g_.outputs()) outs.push_back(resolve(v));
     g_.set_outputs(outs);
     g_.set_order(kept);
+    // A receive that now writes a clone hands out the clone's layout: what is
+    // derived from it (its wait, views of it) takes that layout too.
+    if (changed) g_.refresh_layouts();
     return changed;
   }
 

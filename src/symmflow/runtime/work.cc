@@ -3,8 +3,14 @@
 #include <utility>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/progress.h"
 
 namespace symmflow::dist {
+
+void progress(ProcessGroup& g) {
+  detail::coll_progress(g);
+  if (detail::p2p_ops_in_flight) detail::p2p_progress(g);
+}
 
 Work Work::deferred(std::function<void()> on_wait) {
   Work w;

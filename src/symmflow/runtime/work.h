@@ -16,6 +16,13 @@
 
 namespace symmflow::dist {
 
+class ProcessGroup;
+
+// One pass of progress for every operation in flight on g (collectives and P2P),
+// never blocking: a compiled program calls it between instructions, so that what
+// it started moves while it computes (progress inside the executor, not a thread).
+void progress(ProcessGroup& g);
+
 // What an engine (P2P, collectives) implements for one of its operations.
 class WorkImpl {
  public:

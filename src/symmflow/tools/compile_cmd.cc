@@ -25,6 +25,7 @@ struct CompileOptions {
   std::vector<std::string> loads;
   bool no_placement = false;
   std::vector<std::string> hints;
+  ScheduleFlags schedule;
 };
 
 int run_compile(const CompileOptions& o) {
@@ -38,6 +39,7 @@ int run_compile(const CompileOptions& o) {
     passes::PipelineOptions p;
     if (!o.dump_ir.empty()) p.dump = make_ir_dumper(o.dump_ir);
     p.placement = placement_options(o.no_placement, o.hints);
+    apply_schedule_flags(o.schedule, &p);
     passes::optimize(*g, p);
     if (o.dump_ir.empty()) fmt::print("{}", ir::print_graph(*g, {.types = true}));
     if (o.explain) fmt::print("{}", explain(*g));
@@ -68,10 +70,13 @@ void add_compile_command(CLI::App& app) {
   cmd->add_option("--rank", o->rank, "Rank to compile for (rank/world expressions use it)")->check(CLI::Range(0, 4095));
   cmd->add_option("--dump-ir", o->dump_ir,
                   "Print the IR after every pipeline step: '-' for stdout, or a folder (one NN-step.sf each)");
-  cmd->add_flag("--explain", o->explain, "Say which copies the compiler inserted and why, and how many ops run in place");
+  cmd->add_flag("--explain", o->explain,
+                "Say which copies the compiler inserted and why, how many ops run in place, and what compute each "
+                "communication op overlaps");
   cmd->add_option("--dot", o->dot, "Write the optimized graph as Graphviz to this file");
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
   add_placement_options(cmd, &o->no_placement, &o->hints);
+  add_schedule_options(cmd, &o->schedule);
   cmd->callback([o] { throw CLI::RuntimeError(run_compile(*o)); });
 }
 

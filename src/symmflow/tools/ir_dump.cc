@@ -10,6 +10,7 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/ir/printer.h"
+#include "symmflow/passes/schedule.h"
 
 namespace symmflow::tools {
 
@@ -53,6 +54,15 @@ std::string explain(const ir::Graph& g) {
   for (const ir::Node* n : g.nodes())
     if (!n->algorithm().empty())
       out += fmt::format("  {}:{}: {} runs {}\n", n->loc().line, n->loc().col, n->op_name(), n->algorithm());
+  {
+    // The overlap the schedule gives each communication op, indented like the rest.
+    std::string ov = passes::explain_overlap(g);
+    for (size_t b = 0, e; b < ov.size(); b = e + 1) {
+      e = ov.find('\n', b);
+      if (e == std::string::npos) e = ov.size();
+      out += "  " + ov.substr(b, e - b) + "\n";
+    }
+  }
   if (plan.planned)
     out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes\n",
                        plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1]);
@@ -83,6 +93,21 @@ std::string to_dot(const ir::Graph& g) {
     out += fmt::format("  \"{}\" -> \"return\" [label=\"%{}\"];\n", p < 0 ? fmt::format("v{}", v->id()) : fmt::format("n{}", p), v->name());
   }
   return out + "}\n";
+}
+
+void add_schedule_options(CLI::App* cmd, ScheduleFlags* f) {
+  cmd->add_flag("--no-overlap", f->no_overlap,
+                "Complete every communication op right after its start (the baseline without overlap)");
+  cmd->add_option("--max-in-flight", f->max_in_flight, "Most asynchronous communication ops in flight at once")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_flag("--verify", f->verify,
+                "Check the final schedule with the independent hazard verifier (always on in debug builds)");
+}
+
+void apply_schedule_flags(const ScheduleFlags& f, passes::PipelineOptions* p) {
+  p->schedule.overlap = !f.no_overlap;
+  p->schedule.max_in_flight = f.max_in_flight;
+  p->check_hazards |= f.verify;
 }
 
 void add_placement_options(CLI::App* cmd, bool* no_placement, std::vector<std::string>* hints) {

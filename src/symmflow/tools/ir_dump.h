@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/pipeline.h"
 #include "symmflow/passes/symm_placement.h"
 
 namespace CLI { class App; }
@@ -22,6 +23,15 @@ std::string explain(const ir::Graph& optimized);
 
 // Graphviz: one box per node, an edge per value from producer to user.
 std::string to_dot(const ir::Graph& g);
+
+// --no-overlap, --max-in-flight and --verify, shared by run and compile.
+struct ScheduleFlags {
+  bool no_overlap = false;
+  int max_in_flight = passes::ScheduleOptions{}.max_in_flight;
+  bool verify = false;
+};
+void add_schedule_options(CLI::App* cmd, ScheduleFlags* f);
+void apply_schedule_flags(const ScheduleFlags& f, passes::PipelineOptions* p);
 
 // --no-placement and --symmetric-hint OP:ARG, shared by run and compile.
 void add_placement_options(CLI::App* cmd, bool* no_placement, std::vector<std::string>* hints);

@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <fstream>
+#include <sstream>
 
 #include "symmflow/exec/program_runner.h"
 #include "symmflow/ir/parser.h"
@@ -39,6 +41,8 @@ struct RunOptions {
   bool no_placement = false;
   bool symmetric_inputs = false;
   std::vector<std::string> hints;
+  ScheduleFlags schedule;
+  std::string trace;
   // Simulated link (runtime/sim_link.h): < 0 = not given (the environment's value stays).
   double sim_link_latency_us = -1;
   double sim_link_gbps = -1;
@@ -84,12 +88,35 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
   return j;
 }
 
+// Rank 0, after every rank wrote its part: one Chrome trace of all ranks.
+void write_trace(const std::string& path, int ranks) {
+  std::vector<std::vector<exec::TraceEvent>> all;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string part = fmt::format("{}.rank{}.part", path, r);
+    std::ifstream f(part);
+    std::stringstream text;
+    text << f.rdbuf();
+    all.push_back(f.good() ? exec::events_from_json(text.str()) : std::vector<exec::TraceEvent>{});
+    std::remove(part.c_str());
+  }
+  std::ofstream(path) << exec::chrome_trace_json(all);
+  fmt::print("trace: {} (compute and communication lanes of {} rank{}; open in https://ui.perfetto.dev)\n", path,
+             ranks, ranks == 1 ? "" : "s");
+}
+
 // One rank: run, then agree across ranks on whether every rank matched.
 int rank_body(const RunOptions& o) {
   dist::init();
   auto& world = dist::world();
   exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after,
                        placement_options(o.no_placement, o.hints), o.symmetric_inputs};
+  {
+    passes::PipelineOptions po;
+    apply_schedule_flags(o.schedule, &po);
+    req.schedule = po.schedule;
+    req.check_hazards = po.check_hazards;
+  }
+  req.trace = !o.trace.empty();
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
   exec::RankReport rep;
@@ -100,6 +127,8 @@ int rank_body(const RunOptions& o) {
     return 2;
   }
   if (!rep.match) fmt::print(stderr, "check: MISMATCH {}\n", rep.first_difference);
+  const std::string trace_part = fmt::format("{}.rank{}.part", o.trace, world.rank());
+  if (req.trace) std::ofstream(trace_part) << exec::events_to_json(rep.trace.events);
   Tensor bad = Tensor::empty({1}, DType::i32);
   bad.data<int32_t>()[0] = rep.match ? 0 : 1;
   dist::all_reduce_(world, bad, dist::ReduceOp::sum);
@@ -113,9 +142,11 @@ int rank_body(const RunOptions& o) {
       auto g = ir::parse_graph_file(o.file, 0, world.size());
       passes::PipelineOptions po;
       po.placement = req.placement;
+      apply_schedule_flags(o.schedule, &po);
       passes::optimize(*g, po);
       fmt::print("{}", explain(*g));
     }
+    if (req.trace) write_trace(o.trace, world.size());
     if (!o.json.empty()) {
       std::ofstream f(o.json);
       f << report_json(rep, req.mode, mismatched == 0, o.iters).dump(2) << "\n";
@@ -158,7 +189,12 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--mode", o->mode, "eager (op by op), compiled (default) or both")
       ->check(CLI::IsMember({"eager", "compiled", "both"}));
   cmd->add_option("--iters", o->iters, "Runs of each mode (times are medians)")->check(CLI::Range(1, 1000000));
-  cmd->add_flag("--explain", o->explain, "Print what the compiler did (copies and why, ops run in place)");
+  cmd->add_flag("--explain", o->explain,
+                "Print what the compiler did (copies and why, ops run in place, what compute each communication "
+                "op overlaps)");
+  cmd->add_option("--trace", o->trace,
+                  "Write the last compiled run as Chrome trace events to FILE.json (a compute and a communication "
+                  "lane per rank; open in Perfetto)");
   cmd->add_option("--dump-ir", o->dump_ir, "The IR after every pipeline step: '-' (rank 0, stdout) or DIR/rank<R>/");
   cmd->add_option("--json", o->json, "Write a JSON report (check, copies, symmetric_bytes, times, peak_bytes)");
   cmd->add_option("--seed", o->seed, "Seed of the input fill (docs/ir.md)");
@@ -176,6 +212,7 @@ void add_run_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
   add_placement_options(cmd, &o->no_placement, &o->hints);
+  add_schedule_options(cmd, &o->schedule);
   cmd->add_flag("--symmetric-inputs", o->symmetric_inputs,
                 "Pass the compiled program symmetric input tensors (as sf::symm::empty would), so placement "
                 "copies none of them");

@@ -1,0 +1,256 @@
+#include "symmflow/passes/schedule.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "symmflow/ir/alias.h"
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/passes/comm_ops.h"
+
+namespace symmflow::passes {
+
+using ir::Node;
+using ir::Value;
+
+namespace {
+
+bool is_tensor_value(const Value* v) { return v && v->is_tensor(); }
+
+// Gives every collective result a c10d::wait_tensor and makes every later use
+// read the wait's result, so that the executor may run the collective
+// asynchronously. A wait that exists already but comes after another use of the
+// result moves up to just after the collective.
+bool add_waits(ir::Graph& g) {
+  Operator& wait_op = Dispatcher::instance().get("c10d::wait_tensor");
+  bool changed = false;
+  std::vector<Node*> order = g.nodes();
+  for (size_t i = 0; i < order.size(); ++i) {
+    Node* n = order[i];
+    if (comm_kind(*n) != CommKind::collective) continue;
+    for (Value* o : n->outputs()) {
+      if (!o->is_tensor()) continue;
+      // The first wait on o, and whether o is read before it by anything else.
+      Node* wait = nullptr;
+      bool used_before = false;
+      for (size_t j = i + 1; j < order.size() && !wait; ++j) {
+        bool uses = false;
+        for (const auto& a : order[j]->args()) a.for_each_value([&](Value* v) { uses |= v == o; });
+        if (!uses) continue;
+        if (comm_kind(*order[j]) == CommKind::wait && order[j]->arg(0).value == o)
+          wait = order[j];
+        else
+          used_before = true;
+      }
+      if (wait && !used_before) {
+        // Later uses of o itself would read it before the wait in a schedule
+        // that delays the wait: they read the wait's result instead.
+        size_t at = size_t(std::find(order.begin(), order.end(), wait) - order.begin());
+        g.replace_uses(o, wait->output(0), at + 1);
+        continue;
+      }
+      if (wait) {
+        g.remove(wait);
+      } else {
+        wait = g.make_node(wait_op, {ir::Arg(o)}, false, n->loc());
+        g.name_after(wait->output(0), o);
+      }
+      g.insert_before(i + 1 < g.nodes().size() ? g.nodes()[i + 1] : nullptr, wait);
+      order = g.nodes();
+      g.replace_uses(o, wait->output(0), i + 2);
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+// Bytes of a storage one value covers, for rule 2.
+struct Access {
+  int node;
+  int64_t lo, hi;
+  bool write;
+};
+
+// What a node reads and writes, by storage root (views read nothing: they only
+// make a new geometry).
+struct NodeAccesses {
+  std::vector<std::pair<const Value*, Access>> list;
+};
+
+bool is_pure_view(const Node& n) {
+  if (comm_kind(n) != CommKind::none || n.functional() || !n.writes().empty()) return false;
+  auto aliases = n.output_aliases();
+  return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
+}
+
+NodeAccesses accesses_of(const Node& n, int idx, const std::vector<Value*>& roots) {
+  NodeAccesses acc;
+  auto add = [&](const Value* v, bool write) {
+    if (!is_tensor_value(v) || !roots[size_t(v->id())]) return;
+    const auto& t = v->type();
+    const int64_t lo = t.offset * int64_t(element_size(t.dtype));
+    acc.list.push_back({roots[size_t(v->id())], Access{idx, lo, std::max(lo, t.storage_bytes()), write}});
+  };
+  if (comm_kind(n) == CommKind::wait || is_pure_view(n)) return acc;
+  for (const auto& a : n.args()) a.for_each_value([&](Value* v) { add(v, false); });
+  if (!n.functional())
+    for (const auto& w : n.writes()) add(n.value_at(w), true);
+  for (const Value* o : n.outputs())
+    if (is_tensor_value(o) && roots[size_t(o->id())] == o) add(o, true);  // fresh results
+  return acc;
+}
+
+}  // namespace
+
+bool Schedule::run(ir::Graph& g) {
+  bool changed = add_waits(g);
+  const std::vector<Node*> nodes = g.nodes();
+  const int n = int(nodes.size());
+  const size_t count = nodes.size();
+  std::unordered_map<const Node*, int> index;
+  for (int i = 0; i < n; ++i) index[nodes[size_t(i)]] = i;
+  const AsyncPairs pairs = async_pairs(g);
+  const auto roots = ir::storage_roots(g);
+
+  // The order eager runs things in: a collective completes at its node, so its
+  // waits take its place; a P2P wait stays where the program waits.
+  std::vector<int> eager;
+  std::vector<bool> placed(count, false);
+  for (int i = 0; i < n; ++i) {
+    if (placed[size_t(i)]) continue;
+    eager.push_back(i);
+    if (comm_kind(*nodes[size_t(i)]) != CommKind::collective) continue;
+    if (auto it = pairs.waits_of.find(nodes[size_t(i)]); it != pairs.waits_of.end())
+      for (const Node* w : it->second) {
+        eager.push_back(index[w]);
+        placed[size_t(index[w])] = true;
+      }
+  }
+
+  // Dependencies (rules 1, 2, 4).
+  std::vector<std::vector<int>> succ(count);
+  std::vector<int> npred(count, 0);
+  auto edge = [&](int a, int b) {
+    if (a == b) return;
+    auto& s = succ[size_t(a)];
+    if (std::find(s.begin(), s.end(), b) != s.end()) return;
+    s.push_back(b);
+    ++npred[size_t(b)];
+  };
+  std::vector<NodeAccesses> own(count);
+  for (int i = 0; i < n; ++i) own[size_t(i)] = accesses_of(*nodes[size_t(i)], i, roots);
+  std::unordered_map<const Value*, std::vector<Access>> seen;  // by root, in eager order
+  int last_comm = -1;
+  for (int i : eager) {
+    const Node* node = nodes[size_t(i)];
+    for (const auto& a : node->args())
+      a.for_each_value([&](Value* v) {
+        if (v->producer()) edge(index[v->producer()], i);
+      });
+    // A wait holds its start's window: the same bytes, read and written as the start does.
+    const NodeAccesses* acc = &own[size_t(i)];
+    if (auto it = pairs.start_of.find(node); it != pairs.start_of.end()) acc = &own[size_t(index[it->second])];
+    for (const auto& [root, a] : acc->list) {
+      auto& prior = seen[root];
+      for (const Access& b : prior)
+        if ((a.write || b.write) && a.lo < b.hi && b.lo < a.hi) edge(b.node, i);
+    }
+    for (const auto& [root, a] : acc->list) seen[root].push_back(Access{i, a.lo, a.hi, a.write});
+    if (issues_comm(*node)) {
+      if (last_comm >= 0) edge(last_comm, i);
+      last_comm = i;
+    }
+  }
+
+  // List scheduling (rule 5 and the choice among ready nodes).
+  std::vector<int> eager_pos(count);
+  for (int p = 0; p < n; ++p) eager_pos[size_t(eager[size_t(p)])] = p;
+  std::vector<int> ready;
+  for (int i = 0; i < n; ++i)
+    if (npred[size_t(i)] == 0) ready.push_back(i);
+  std::vector<int> open_waits(count, 0);  // per start: waits not yet scheduled
+  std::vector<int> in_flight;                 // starts, oldest first
+  std::vector<Node*> out;
+  auto kind = [&](int i) { return comm_kind(*nodes[size_t(i)]); };
+  auto pick = [&](auto pred) {
+    int best = -1;
+    for (int i : ready)
+      if (pred(i) && (best < 0 || eager_pos[size_t(i)] < eager_pos[size_t(best)])) best = i;
+    return best;
+  };
+  auto is_start = [&](int i) { return issues_comm(*nodes[size_t(i)]); };
+  auto is_wait = [&](int i) { return kind(i) == CommKind::wait; };
+  auto is_compute = [&](int i) { return !is_start(i) && !is_wait(i); };
+  auto oldest_wait = [&](int) {
+    for (int s : in_flight) {
+      for (int i : ready)
+        if (auto it = pairs.start_of.find(nodes[size_t(i)]); it != pairs.start_of.end() && index[it->second] == s)
+          return i;
+    }
+    return pick(is_wait);
+  };
+  while (!ready.empty()) {
+    int c = -1;
+    if (!o_.overlap) c = pick(is_wait);
+    if (c < 0) {
+      int s = pick(is_start);
+      if (s >= 0 && int(in_flight.size()) >= o_.max_in_flight && pairs.waits_of.count(nodes[size_t(s)]))
+        c = oldest_wait(0);
+      else
+        c = s;
+    }
+    if (c < 0) c = pick(is_compute);
+    if (c < 0) c = oldest_wait(0);
+    SF_CHECK(c >= 0, "schedule @{}: no node can run next (a dependency cycle)", g.name());
+    ready.erase(std::find(ready.begin(), ready.end(), c));
+    out.push_back(nodes[size_t(c)]);
+    if (auto it = pairs.waits_of.find(nodes[size_t(c)]); it != pairs.waits_of.end()) {
+      open_waits[size_t(c)] = int(it->second.size());
+      in_flight.push_back(c);
+    }
+    if (auto it = pairs.start_of.find(nodes[size_t(c)]); it != pairs.start_of.end()) {
+      int s = index[it->second];
+      if (--open_waits[size_t(s)] == 0) in_flight.erase(std::find(in_flight.begin(), in_flight.end(), s));
+    }
+    for (int s : succ[size_t(c)])
+      if (--npred[size_t(s)] == 0) ready.push_back(s);
+  }
+  SF_CHECK(int(out.size()) == n, "schedule @{}: {} of {} nodes could not be ordered (a dependency cycle)", g.name(),
+           n - int(out.size()), n);
+  changed |= out != nodes;
+  g.set_order(std::move(out));
+  return changed;
+}
+
+std::string explain_overlap(const ir::Graph& g) {
+  const auto pairs = async_pairs(g);
+  const auto& nodes = g.nodes();
+  auto where = [&](const Node* n) { return n->loc().line ? fmt::format(" (line {})", n->loc().line) : std::string(); };
+  auto label = [&](const Node* n) {
+    std::vector<std::string> outs;
+    for (const Value* v : n->outputs()) outs.push_back("%" + v->name());
+    return fmt::format("{}{}{}", outs.empty() ? "" : fmt::format("{} = ", fmt::join(outs, ", ")), n->op_name(), where(n));
+  };
+  std::string s;
+  int count = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto it = pairs.waits_of.find(nodes[i]);
+    if (it == pairs.waits_of.end()) continue;
+    ++count;
+    size_t last = i;
+    for (const Node* w : it->second) last = std::max(last, size_t(std::find(nodes.begin(), nodes.end(), w) - nodes.begin()));
+    std::vector<std::string> compute;
+    for (size_t j = i + 1; j < last; ++j)
+      if (comm_kind(*nodes[j]) == CommKind::none) compute.push_back(fmt::format("{} %{}", nodes[j]->op_name(),
+                                                                                 nodes[j]->outputs().empty() ? "" : nodes[j]->output(0)->name()));
+    s += fmt::format("  {}\n    in flight until node {} of {}; overlaps {}\n", label(nodes[i]), last + 1, nodes.size(),
+                     compute.empty() ? "no compute (its result is needed at once)"
+                                     : fmt::format("{} compute op{}: {}", compute.size(), compute.size() == 1 ? "" : "s",
+                                                   fmt::join(compute, ", ")));
+  }
+  return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
+}
+
+}  // namespace symmflow::passes
