@@ -28,12 +28,22 @@ double link_bytes(LinkPattern p, size_t n, int W) {
   return b;
 }
 
-void LinkDelay::arm(double bytes) {
-  double s = g_sim_link.latency_s;
-  if (g_sim_link.bytes_per_s > 0) s += bytes / g_sim_link.bytes_per_s;
+namespace {
+// When each direction of this rank's link has passed the bytes given to it so far.
+std::chrono::steady_clock::time_point g_link_free[2];
+
+std::chrono::steady_clock::duration seconds(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+}
+}  // namespace
+
+void LinkDelay::arm(double bytes, LinkDirection d) {
+  auto& free = g_link_free[d == LinkDirection::in ? 1 : 0];
+  const auto now = std::chrono::steady_clock::now();
+  const auto begin = free > now ? free : now;
+  free = begin + seconds(g_sim_link.bytes_per_s > 0 ? bytes / g_sim_link.bytes_per_s : 0.0);
   armed_ = true;
-  ready_ = std::chrono::steady_clock::now() +
-           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+  ready_ = free + seconds(g_sim_link.latency_s);
 }
 
 namespace {

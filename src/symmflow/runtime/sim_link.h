@@ -5,10 +5,14 @@
 // --sim-link-latency-us X --sim-link-gbps Y`), every communication operation on
 // a link completes no earlier than
 //
-//   t_start + latency + bytes_on_link / bandwidth
+//   t_link + bytes_on_link / bandwidth + latency
 //
-// t_start: when this rank started it; bytes_on_link: what one rank puts on the
-// link under a ring algorithm (link_bytes below). The data moves as fast as
+// bytes_on_link: what one rank puts on the link under a ring algorithm
+// (link_bytes below). The link is full duplex and carries one transfer at a
+// time each way: t_link is when this rank started the op, or later, when the
+// op before it in the same direction has finished passing its bytes (receives
+// go one way, sends and collectives the other), so two transfers in flight
+// share the bandwidth rather than each getting all of it; latency overlaps. The data moves as fast as
 // ever; only completion is held back, by wrapping the op's Work: test() is
 // inner.test() && now >= ready, block() is inner.block() then a sleep until
 // ready (never a spin: ranks share cores). The blocking forms wait on the same
@@ -46,18 +50,20 @@ void load_sim_link();
 //   ring_share  (W-1)/W * n      (all_gather, reduce_scatter, all_to_all_single;
 //                                 n is the larger tensor: gathered / full)
 enum class LinkPattern { whole, all_reduce, ring_share };
+// Which way a P2P op's bytes go (collectives send as much as they receive: out).
+enum class LinkDirection { out, in };
 double link_bytes(LinkPattern p, size_t n, int W);
 
 // The link time of one operation, started at construction.
 class LinkDelay {
  public:
   // on_link false: a self-send/receive. `bytes`: the tensor's.
-  LinkDelay(bool on_link, size_t bytes) {
-    if (g_sim_link.on && on_link) [[unlikely]] arm(double(bytes));
+  LinkDelay(bool on_link, size_t bytes, LinkDirection d = LinkDirection::out) {
+    if (g_sim_link.on && on_link) [[unlikely]] arm(double(bytes), d);
   }
   // A collective of g over n bytes (a group of one rank has no link).
   LinkDelay(const ProcessGroup& g, LinkPattern p, size_t n) {
-    if (g_sim_link.on && g.size() > 1) [[unlikely]] arm(link_bytes(p, n, g.size()));
+    if (g_sim_link.on && g.size() > 1) [[unlikely]] arm(link_bytes(p, n, g.size()), LinkDirection::out);
   }
   // `w` itself when off or without a link; else a Work that completes no
   // earlier than start + latency + bytes / bandwidth.
@@ -67,7 +73,7 @@ class LinkDelay {
   }
 
  private:
-  void arm(double bytes);
+  void arm(double bytes, LinkDirection d);
   std::shared_ptr<WorkImpl> wrap_armed(std::shared_ptr<WorkImpl> w) const;
   bool armed_ = false;
   std::chrono::steady_clock::time_point ready_;

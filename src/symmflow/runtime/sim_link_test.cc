@@ -179,6 +179,33 @@ TEST(SimLink, BandwidthHoldsBackALargeMessage) {
   SF_EXPECT_JOB_OK(r);
 }
 
+// Two 1 MiB messages in flight one way share the link (>= 2 x 84 ms), while a
+// send and a receive go both ways at once (the exchange above: 84 ms, not 168).
+TEST(SimLink, TransfersInFlightShareTheBandwidth) {
+  auto r = run_linked(2, "0", "0.1", [] {
+    init();
+    auto& g = world();
+    const int peer = 1 - g.rank();
+    Tensor a = symm::empty({1 << 18}, DType::f32), b = symm::empty({1 << 18}, DType::f32);
+    Tensor ra = symm::empty({1 << 18}, DType::f32), rb = symm::empty({1 << 18}, DType::f32);
+    g.barrier("start");
+    const double ms = ms_of([&] {
+      Work r1 = irecv(g, ra, peer, 1), r2 = irecv(g, rb, peer, 2);
+      Work s1 = isend(g, a, peer, 1), s2 = isend(g, b, peer, 2);
+      s1.wait();
+      s2.wait();
+      r1.wait();
+      r2.wait();
+    });
+    SF_CHECK(ms >= 160, "rank {}: two 1 MiB sends at 0.1 Gbit/s took {:.2f} ms, expected >= 160 ms", g.rank(), ms);
+    const double both_ways = ms_of([&] { exchange(g, a, ra); });
+    SF_CHECK(both_ways < 160, "rank {}: a send and a receive of 1 MiB took {:.2f} ms: the link is full duplex, "
+             "expected ~84 ms", g.rank(), both_ways);
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
 // Off (the default): the same ops stay well under the latency the tests above use.
 TEST(SimLink, OffTheOpsStayFast) {
   auto r = run_job(2, [] {

@@ -106,14 +106,16 @@ Work isend(ProcessGroup& g, const Tensor& t, int dst, int tag) {
 }
 
 Work irecv(ProcessGroup& g, const Tensor& t, int src, int tag) {
-  const detail::LinkDelay link(src != g.rank(), t.nbytes());
+  const detail::LinkDelay link(src != g.rank(), t.nbytes(), detail::LinkDirection::in);
   return Work(link.wrap(engine_of(g).irecv(t, src, tag)));
 }
 
 std::vector<Work> batch_isend_irecv(ProcessGroup& g, const std::vector<P2POp>& ops) {
   std::vector<detail::LinkDelay> links;
   if (detail::g_sim_link.on) [[unlikely]]
-    for (const auto& op : ops) links.emplace_back(op.peer != g.rank(), op.tensor.nbytes());
+    for (const auto& op : ops)
+      links.emplace_back(op.peer != g.rank(), op.tensor.nbytes(),
+                         op.kind == P2POp::Kind::recv ? detail::LinkDirection::in : detail::LinkDirection::out);
   auto works = engine_of(g).batch(ops);
   std::vector<Work> out;
   out.reserve(ops.size());
