@@ -1,6 +1,8 @@
 // The `symmflow` command line, run as a user runs it.
 #include <gtest/gtest.h>
 
+#include "cli_util.h"
+
 #include <array>
 #include <cstdio>
 #include <string>
@@ -8,20 +10,8 @@
 
 namespace {
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
-}
+using sf_test::Result;
+using sf_test::run;
 
 TEST(Cli, OpsListsSymmMemWithSymmetricArgs) {
   Result r = run("ops symm_mem");

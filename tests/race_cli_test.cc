@@ -3,6 +3,8 @@
 // states on its `# expect:` line ({file} stands for its path), naming both ops
 // and both file:line:col (passes/race_check.h).
 #include <gtest/gtest.h>
+
+#include "cli_util.h"
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -17,20 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
-}
+using sf_test::Result;
+using sf_test::run;
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;

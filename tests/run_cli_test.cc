@@ -1,6 +1,8 @@
 // `symmflow run` and `symmflow compile` as a user runs them: exit codes, --check,
 // --dump-ir, --save-outputs / --inputs, --json (DESIGN.md §5).
 #include <gtest/gtest.h>
+
+#include "cli_util.h"
 #include <sys/wait.h>
 
 #include <array>
@@ -13,20 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
-}
+using sf_test::Result;
+using sf_test::run;
 
 const std::string kRing = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf";
 

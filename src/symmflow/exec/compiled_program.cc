@@ -163,7 +163,7 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       const std::string where =
           s.node->loc().line ? fmt::format("{}:{}", g_->file(), s.node->loc().line) : std::string();
       timeline_->events.push_back({s.label, where, TraceEvent::compute, t0, t1 - t0});
-      if (s.start >= 0) {
+      if (s.start >= 0 && open_[size_t(s.start)] == 0) {  // its last wait: the op's whole window
         const Step& st = steps_[size_t(s.start)];
         timeline_->events.push_back({st.label, where, TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
       }

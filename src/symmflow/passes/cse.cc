@@ -23,6 +23,16 @@ std::string key_of(const ir::Node& n) {
   return k;
 }
 
+// A factory (aten::zeros([n]), no value among its arguments) makes a fresh
+// buffer, usually to be written: two merged would be one buffer, and reinplace
+// would copy one apart again (a double buffer made of two zeros became one
+// buffer plus a clone per receive).
+bool is_factory(const ir::Node& n) {
+  for (const auto& a : n.args())
+    if (a.has_values()) return false;
+  return !n.outputs().empty() && n.output(0)->is_tensor();
+}
+
 }  // namespace
 
 bool CommonSubexpressionElimination::run(ir::Graph& g) {
@@ -35,7 +45,7 @@ bool CommonSubexpressionElimination::run(ir::Graph& g) {
       a.for_each_value_mut([&](ir::Value*& v) {
         if (auto it = subst.find(v); it != subst.end()) v = it->second;
       });
-    if (is_effect(*n) || n->functional()) {
+    if (is_effect(*n) || n->functional() || is_factory(*n)) {
       kept.push_back(n);
       continue;
     }

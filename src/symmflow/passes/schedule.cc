@@ -102,6 +102,27 @@ NodeAccesses accesses_of(const Node& n, int idx, const std::vector<Value*>& root
   return acc;
 }
 
+// The bytes one P2P entry uses until its wait: its handle is its tensor (same
+// storage, same view), read by a send, written by a receive.
+NodeAccesses p2p_entry_access(const Node& start, const Value* handle, int idx, const std::vector<Value*>& roots) {
+  bool recv = start.schema().name == "irecv_";
+  if (start.schema().name == "batch_isend_irecv") {
+    const ir::Arg& kinds = start.arg(0);  // op_types: a list literal, or one constant list
+    const size_t e = size_t(handle->output_index());
+    if (kinds.kind == ir::Arg::Kind::List)
+      recv = e < kinds.elems.size() && kinds.elems[e].constant.to_string() == "irecv";
+    else
+      recv = kinds.constant.to_string_list().at(e) == "irecv";
+  }
+  NodeAccesses acc;
+  if (const Value* r = roots[size_t(handle->id())]) {
+    const auto& t = handle->type();
+    const int64_t lo = t.offset * int64_t(element_size(t.dtype));
+    acc.list.push_back({r, Access{idx, lo, std::max(lo, t.storage_bytes()), recv}});
+  }
+  return acc;
+}
+
 }  // namespace
 
 bool Schedule::run(ir::Graph& g) {
@@ -149,9 +170,17 @@ bool Schedule::run(ir::Graph& g) {
       a.for_each_value([&](Value* v) {
         if (v->producer()) edge(index[v->producer()], i);
       });
-    // A wait holds its start's window: the same bytes, read and written as the start does.
+    // A wait holds its start's window: the bytes the start reads and writes, or
+    // for a P2P entry, that entry's own tensor (each entry has its wait).
     const NodeAccesses* acc = &own[size_t(i)];
-    if (auto it = pairs.start_of.find(node); it != pairs.start_of.end()) acc = &own[size_t(index[it->second])];
+    NodeAccesses entry;
+    if (auto it = pairs.start_of.find(node); it != pairs.start_of.end()) {
+      acc = &own[size_t(index[it->second])];
+      if (comm_kind(*it->second) == CommKind::p2p) {
+        entry = p2p_entry_access(*it->second, node->arg(0).value, i, roots);
+        acc = &entry;
+      }
+    }
     for (const auto& [root, a] : acc->list) {
       auto& prior = seen[root];
       for (const Access& b : prior)
@@ -227,7 +256,9 @@ bool Schedule::run(ir::Graph& g) {
 std::string explain_overlap(const ir::Graph& g) {
   const auto pairs = async_pairs(g);
   const auto& nodes = g.nodes();
-  auto where = [&](const Node* n) { return n->loc().line ? fmt::format(" (line {})", n->loc().line) : std::string(); };
+  auto where = [&](const Node* n) {
+    return n->loc().line ? fmt::format(" ({}:{})", g.file().empty() ? "<input>" : g.file(), n->loc().line) : std::string();
+  };
   auto label = [&](const Node* n) {
     std::vector<std::string> outs;
     for (const Value* v : n->outputs()) outs.push_back("%" + v->name());
@@ -241,14 +272,19 @@ std::string explain_overlap(const ir::Graph& g) {
     ++count;
     size_t last = i;
     for (const Node* w : it->second) last = std::max(last, size_t(std::find(nodes.begin(), nodes.end(), w) - nodes.begin()));
+    // The kernels that run while it is in flight (views cost nothing: not listed).
     std::vector<std::string> compute;
     for (size_t j = i + 1; j < last; ++j)
-      if (comm_kind(*nodes[j]) == CommKind::none) compute.push_back(fmt::format("{} %{}", nodes[j]->op_name(),
-                                                                                 nodes[j]->outputs().empty() ? "" : nodes[j]->output(0)->name()));
-    s += fmt::format("  {}\n    in flight until node {} of {}; overlaps {}\n", label(nodes[i]), last + 1, nodes.size(),
+      if (comm_kind(*nodes[j]) == CommKind::none && !is_pure_view(*nodes[j]))
+        compute.push_back(fmt::format("{} %{}", nodes[j]->op_name(),
+                                      nodes[j]->outputs().empty() ? "" : nodes[j]->output(0)->name()));
+    constexpr size_t kListed = 8;
+    std::string list = fmt::format("{}", fmt::join(compute.begin(), compute.begin() + long(std::min(compute.size(), kListed)), ", "));
+    if (compute.size() > kListed) list += fmt::format(", ... ({} more)", compute.size() - kListed);
+    s += fmt::format("  {}\n    in flight until instruction {} of {}; overlaps {}\n", label(nodes[i]), last + 1,
+                     nodes.size(),
                      compute.empty() ? "no compute (its result is needed at once)"
-                                     : fmt::format("{} compute op{}: {}", compute.size(), compute.size() == 1 ? "" : "s",
-                                                   fmt::join(compute, ", ")));
+                                     : fmt::format("{} kernel{}: {}", compute.size(), compute.size() == 1 ? "" : "s", list));
   }
   return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
 }
