@@ -3,6 +3,11 @@
 set -euo pipefail
 BUILD=${1:-build/dev}
 SF="$BUILD/symmflow"
+echo "== ring attention on 2 ranks: K/V blocks around the ring, each transfer in flight while the"
+echo "   current block is computed; checked bitwise against eager; the overlap explained and traced"
+"$SF" run examples/ring_attention/ring_attention.sf --nproc 2 --check --explain --trace "$BUILD/ring_attention.trace.json"
+echo "   (open $BUILD/ring_attention.trace.json in https://ui.perfetto.dev: a compute and a communication lane per rank)"
+echo
 echo "== the blog's kernel (seed 000): two ring exchanges interleaved with compute,"
 echo "   traced P2P compiled without copies, checked bitwise against eager on 2 ranks"
 "$SF" run examples/ring_overlap/ring_overlap.sf --nproc 2 --check --explain

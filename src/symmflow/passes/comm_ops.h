@@ -1,7 +1,8 @@
 // Which nodes communicate, and how a compiled program runs them (the contract
 // between the scheduler, the executor and --explain):
 // - P2P ops (c10d::isend, irecv_, batch_isend_irecv) are asynchronous, as in
-//   eager: each returned handle is in flight until the c10d::wait_tensor on it.
+//   eager: each returned handle is in flight until the c10d::wait_tensor on it,
+//   and nothing but that wait reads the handle before it (a send's included).
 // - A c10d collective is asynchronous in a compiled program when a
 //   c10d::wait_tensor takes one of its results: started at the node, complete at
 //   that wait (PyTorch's functional collectives). The scheduler gives every

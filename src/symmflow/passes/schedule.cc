@@ -150,6 +150,10 @@ bool Schedule::run(ir::Graph& g) {
       }
   }
 
+  std::unordered_map<const Value*, int> wait_of_handle;  // P2P handles
+  for (const auto& [w, st] : pairs.start_of)
+    if (comm_kind(*st) == CommKind::p2p) wait_of_handle[w->arg(0).value] = index[w];
+
   // Dependencies (rules 1, 2, 4).
   std::vector<std::vector<int>> succ(count);
   std::vector<int> npred(count, 0);
@@ -166,9 +170,13 @@ bool Schedule::run(ir::Graph& g) {
   int last_comm = -1;
   for (int i : eager) {
     const Node* node = nodes[size_t(i)];
+    const bool waits = comm_kind(*node) == CommKind::wait;
     for (const auto& a : node->args())
       a.for_each_value([&](Value* v) {
         if (v->producer()) edge(index[v->producer()], i);
+        // A P2P handle is read only after its wait (even a send's, whose bytes
+        // are the send buffer's: the executor's contract, passes/comm_ops.h).
+        if (auto it = wait_of_handle.find(v); !waits && it != wait_of_handle.end()) edge(it->second, i);
       });
     // A wait holds its start's window: the bytes the start reads and writes, or
     // for a P2P entry, that entry's own tensor (each entry has its wait).
@@ -220,18 +228,32 @@ bool Schedule::run(ir::Graph& g) {
     }
     return pick(is_wait);
   };
+  // Once the schedule has to block on one wait of an op, the op's other waits
+  // come along at once: its entries finish together, and compute that needs only
+  // one of them would otherwise run first and hold back the next start, which
+  // needs them all (a ring step sends on what it just received).
+  int draining = -1;
+  auto start_index = [&](int w) { return index[pairs.start_of.at(nodes[size_t(w)])]; };
+  auto forced_wait = [&](int w) {
+    if (w >= 0) draining = start_index(w);
+    return w;
+  };
   while (!ready.empty()) {
     int c = -1;
-    if (!o_.overlap) c = pick(is_wait);
+    if (draining >= 0) {
+      c = pick([&](int i) { return is_wait(i) && start_index(i) == draining; });
+      if (c < 0) draining = -1;
+    }
+    if (c < 0 && !o_.overlap) c = pick(is_wait);
     if (c < 0) {
       int s = pick(is_start);
       if (s >= 0 && int(in_flight.size()) >= o_.max_in_flight && pairs.waits_of.count(nodes[size_t(s)]))
-        c = oldest_wait(0);
+        c = forced_wait(oldest_wait(0));
       else
         c = s;
     }
     if (c < 0) c = pick(is_compute);
-    if (c < 0) c = oldest_wait(0);
+    if (c < 0) c = forced_wait(oldest_wait(0));
     SF_CHECK(c >= 0, "schedule @{}: no node can run next (a dependency cycle)", g.name());
     ready.erase(std::find(ready.begin(), ready.end(), c));
     out.push_back(nodes[size_t(c)]);

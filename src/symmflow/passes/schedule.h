@@ -34,7 +34,8 @@
 //    waited; a start that would exceed it waits for the oldest first.
 // Choice among ready nodes: a start first (as early as possible), then compute
 // in program order, and a wait only when nothing else can run (as late as
-// possible). With overlap off, a wait runs as soon as it can: every start is
+// possible) — then the op's other waits come along (its entries finish
+// together, and the next start usually needs them all). With overlap off, a wait runs as soon as it can: every start is
 // followed by its wait, the "compiled without overlap" baseline. The order is a
 // function of the graph alone, so every rank computes the same schedule.
 // passes/hazard_check checks the result independently.
