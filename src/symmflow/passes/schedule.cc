@@ -194,7 +194,15 @@ bool Schedule::run(ir::Graph& g) {
       for (const Access& b : prior)
         if ((a.write || b.write) && a.lo < b.hi && b.lo < a.hi) edge(b.node, i);
     }
-    for (const auto& [root, a] : acc->list) seen[root].push_back(Access{i, a.lo, a.hi, a.write});
+    for (const auto& [root, a] : acc->list) {
+      auto& prior = seen[root];
+      // A write orders everything before it on the bytes it covers: those
+      // accesses need no edge of their own from later nodes (keeps chains of
+      // in-place ops on one buffer linear).
+      if (a.write)
+        std::erase_if(prior, [&](const Access& b) { return b.node != i && a.lo <= b.lo && b.hi <= a.hi; });
+      prior.push_back(Access{i, a.lo, a.hi, a.write});
+    }
     if (issues_comm(*node)) {
       if (last_comm >= 0) edge(last_comm, i);
       last_comm = i;
@@ -220,7 +228,7 @@ bool Schedule::run(ir::Graph& g) {
   auto is_start = [&](int i) { return issues_comm(*nodes[size_t(i)]); };
   auto is_wait = [&](int i) { return kind(i) == CommKind::wait; };
   auto is_compute = [&](int i) { return !is_start(i) && !is_wait(i); };
-  auto oldest_wait = [&](int) {
+  auto oldest_wait = [&] {
     for (int s : in_flight) {
       for (int i : ready)
         if (auto it = pairs.start_of.find(nodes[size_t(i)]); it != pairs.start_of.end() && index[it->second] == s)
@@ -233,7 +241,10 @@ bool Schedule::run(ir::Graph& g) {
   // one of them would otherwise run first and hold back the next start, which
   // needs them all (a ring step sends on what it just received).
   int draining = -1;
-  auto start_index = [&](int w) { return index[pairs.start_of.at(nodes[size_t(w)])]; };
+  auto start_index = [&](int w) {
+    auto it = pairs.start_of.find(nodes[size_t(w)]);
+    return it == pairs.start_of.end() ? -1 : index[it->second];  // -1: a wait on nothing in flight
+  };
   auto forced_wait = [&](int w) {
     if (w >= 0) draining = start_index(w);
     return w;
@@ -248,12 +259,12 @@ bool Schedule::run(ir::Graph& g) {
     if (c < 0) {
       int s = pick(is_start);
       if (s >= 0 && int(in_flight.size()) >= o_.max_in_flight && pairs.waits_of.count(nodes[size_t(s)]))
-        c = forced_wait(oldest_wait(0));
+        c = forced_wait(oldest_wait());
       else
         c = s;
     }
     if (c < 0) c = pick(is_compute);
-    if (c < 0) c = forced_wait(oldest_wait(0));
+    if (c < 0) c = forced_wait(oldest_wait());
     SF_CHECK(c >= 0, "schedule @{}: no node can run next (a dependency cycle)", g.name());
     ready.erase(std::find(ready.begin(), ready.end(), c));
     out.push_back(nodes[size_t(c)]);
