@@ -1,3 +1,6 @@
+// The implementation of hazard_check.h, one unit although it passes 500 lines:
+// the checks share one simulation state (positions, waits, byte ownership per
+// arena, the places of values), and each check is a member reading it.
 #include "symmflow/passes/hazard_check.h"
 
 #include <fmt/format.h>

@@ -9,7 +9,8 @@
 // when the two buffers are live together), two communication ops of a group
 // swapped, a wait deleted. Moves re-run the memory plan over the new order, as
 // the pipeline would after a scheduler that produced it. SF_HAZARD_VERBOSE=1
-// prints every mutation and the checker's verdict.
+// prints every mutation and the checker's verdict. One file although it passes
+// 500 lines: every mutation kind runs over the same compiled corpus and helpers.
 #include "symmflow/passes/hazard_check.h"
 
 #include <gtest/gtest.h>
