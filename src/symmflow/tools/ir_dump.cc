@@ -98,10 +98,11 @@ std::string to_dot(const ir::Graph& g) {
 void add_schedule_options(CLI::App* cmd, ScheduleFlags* f) {
   cmd->add_flag("--no-overlap", f->no_overlap,
                 "Complete every communication op right after its start (the baseline without overlap)");
-  cmd->add_option("--max-in-flight", f->max_in_flight, "Most asynchronous communication ops in flight at once")
+  cmd->add_option("--max-in-flight", f->max_in_flight, "Most asynchronous communication ops in flight at once (default 8)")
       ->check(CLI::Range(1, 1024));
   cmd->add_flag("--verify", f->verify,
-                "Check the final schedule with the independent hazard verifier (always on in debug builds)");
+                "Check the final schedule with the independent hazard verifier (always on in debug builds and "
+                "under SYMMFLOW_VERIFY=1)");
 }
 
 void apply_schedule_flags(const ScheduleFlags& f, passes::PipelineOptions* p) {

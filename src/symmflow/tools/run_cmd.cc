@@ -207,8 +207,8 @@ void add_run_command(CLI::App& app) {
                   "than X us after its start (sets SYMMFLOW_SIM_LINK_LATENCY_US for every rank; 0 = off)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--sim-link-gbps", o->sim_link_gbps,
-                  "Simulate a link of Y Gbit/s: adds bytes_on_link / Y to every op on a link (ring "
-                  "algorithms' bytes per rank; sets SYMMFLOW_SIM_LINK_GBPS; 0 = infinite)")
+                  "Simulate a link of Y Gbit/s: every op on a link passes its bytes (ring algorithms' bytes per "
+                  "rank) at Y Gbit/s, one transfer at a time each way (sets SYMMFLOW_SIM_LINK_GBPS; 0 = infinite)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--load", o->loads, "Load a shared library of ops first (SYMMFLOW_LIBRARY blocks); repeatable");
   add_placement_options(cmd, &o->no_placement, &o->hints);
