@@ -17,8 +17,9 @@ struct Result {
   std::string out;  // stdout and stderr
 };
 
-inline Result run(const std::string& args) {
-  std::string cmd = std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
+// `env_prefix` goes before the binary (`env -u SYMMFLOW_DEBUG`, `SYMMFLOW_X=1`).
+inline Result run(const std::string& args, const std::string& env_prefix = "") {
+  std::string cmd = env_prefix + " " + std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;

@@ -1,6 +1,8 @@
 // `symmflow env`, the SYMMFLOW_* registry against docs/runtime.md, and
 // SYMMFLOW_DEBUG=INFO as a user sees them (core/params.h, core/log.h).
 #include <gtest/gtest.h>
+
+#include "cli_util.h"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,21 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;
-};
-
-// Runs `env_prefix symmflow args` through the shell, stdout and stderr together.
-Result run(const std::string& args, const std::string& env_prefix = "") {
-  std::string cmd = env_prefix + " " + std::string(SYMMFLOW_CLI) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out};
-}
+using sf_test::Result;
+using sf_test::run;
 
 // Every test starts from an environment without SYMMFLOW_* settings.
 const char* kClean =

@@ -2,6 +2,8 @@
 // it (issue: symmetric memory in the compiler), at 2, 3 and 4 ranks, each run
 // also checked bitwise against eager.
 #include <gtest/gtest.h>
+
+#include "cli_util.h"
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,14 +26,9 @@ struct RunResult {
 
 RunResult run(const std::string& program, int nproc, const std::string& flags = "") {
   fs::path json = fs::temp_directory_path() / ("sf-placement-" + std::to_string(getpid()) + ".json");
-  std::string cmd = std::string(SYMMFLOW_CLI) + " run " + program + " --nproc " + std::to_string(nproc) +
-                    " --check --json " + json.string() + " " + flags + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  int st = pclose(p);
-  RunResult r{WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), out, {}};
+  auto cli = sf_test::run("run " + program + " --nproc " + std::to_string(nproc) + " --check --json " +
+                          json.string() + " " + flags);
+  RunResult r{cli.rc, cli.out, {}};
   if (fs::exists(json)) {
     std::ifstream f(json);
     r.report = nlohmann::json::parse(f);
@@ -141,12 +138,8 @@ namespace {
 
 TEST(Tune, MeasuresTheCrossoverAndCompilationUsesIt) {
   fs::path file = fs::temp_directory_path() / ("sf-tune-" + std::to_string(getpid()) + ".json");
-  std::string cmd = std::string(SYMMFLOW_CLI) + " tune --nproc 2 --sizes 512,1K --trials 1 --out " + file.string() + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  while (size_t n = fread(buf.data(), 1, buf.size(), p)) out.append(buf.data(), n);
-  ASSERT_EQ(pclose(p), 0) << out;
+  auto cli = sf_test::run("tune --nproc 2 --sizes 512,1K --trials 1 --out " + file.string());
+  ASSERT_EQ(cli.rc, 0) << cli.out;
   std::ifstream f(file);
   auto j = nlohmann::json::parse(f);
   ASSERT_TRUE(j["one_shot_max_bytes"].contains("2")) << j.dump(2);

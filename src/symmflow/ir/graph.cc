@@ -7,6 +7,8 @@
 // files of their own.
 #include "symmflow/ir/graph.h"
 
+#include "symmflow/core/overlap.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -34,6 +36,12 @@ int64_t TensorType::storage_bytes() const {
   int64_t extent = 1;
   for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
   return (offset + extent) * int64_t(element_size(dtype));
+}
+
+std::pair<int64_t, int64_t> TensorType::byte_extent() const {
+  if (numel() == 0) return {0, 0};
+  const Shape st = strides.empty() ? contiguous_strides(sizes) : strides;
+  return symmflow::byte_extent(ViewGeometry{sizes, st, offset, int64_t(element_size(dtype))});
 }
 
 Tensor TensorType::meta() const {

@@ -53,6 +53,8 @@ struct TensorType {
   int64_t numel() const;
   // Bytes a storage needs to hold this view: its offset plus its extent.
   int64_t storage_bytes() const;
+  // [begin, end) bytes of its storage the view spans (core/overlap.h's byte_extent).
+  std::pair<int64_t, int64_t> byte_extent() const;
   Tensor meta() const;  // a meta tensor of this type
   bool operator==(const TensorType& o) const;
 };

@@ -8,6 +8,7 @@
 
 #include "symmflow/core/overlap.h"
 #include "symmflow/ir/alias.h"
+#include "symmflow/passes/comm_ops.h"
 
 namespace symmflow::passes {
 namespace {
@@ -20,9 +21,9 @@ using ir::WriteSlot;
 bool is_c10d(const Node& n, std::string_view name) {
   return n.schema().ns == "c10d" && n.schema().name == name;
 }
-bool is_wait(const Node& n) { return is_c10d(n, "wait_tensor"); }
+bool is_wait(const Node& n) { return comm_kind(n) == CommKind::wait; }
 bool is_batch(const Node& n) { return is_c10d(n, "batch_isend_irecv"); }
-bool is_p2p(const Node& n) { return is_c10d(n, "isend") || is_c10d(n, "irecv_") || is_batch(n); }
+bool is_p2p(const Node& n) { return comm_kind(n) == CommKind::p2p; }
 
 // A value's place in its storage, owning what ViewGeometry points at.
 struct Extent {

@@ -85,14 +85,16 @@ bool is_pure_view(const Node& n) {
   return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
 }
 
+// The bytes of v's storage that node idx reads or writes, when v has a storage.
+void add_access(NodeAccesses& acc, const Value* v, int idx, bool write, const std::vector<Value*>& roots) {
+  if (!is_tensor_value(v) || !roots[size_t(v->id())]) return;
+  const auto [lo, hi] = v->type().byte_extent();
+  acc.list.push_back({roots[size_t(v->id())], Access{idx, lo, hi, write}});
+}
+
 NodeAccesses accesses_of(const Node& n, int idx, const std::vector<Value*>& roots) {
   NodeAccesses acc;
-  auto add = [&](const Value* v, bool write) {
-    if (!is_tensor_value(v) || !roots[size_t(v->id())]) return;
-    const auto& t = v->type();
-    const int64_t lo = t.offset * int64_t(element_size(t.dtype));
-    acc.list.push_back({roots[size_t(v->id())], Access{idx, lo, std::max(lo, t.storage_bytes()), write}});
-  };
+  auto add = [&](const Value* v, bool write) { add_access(acc, v, idx, write, roots); };
   if (comm_kind(n) == CommKind::wait || is_pure_view(n)) return acc;
   for (const auto& a : n.args()) a.for_each_value([&](Value* v) { add(v, false); });
   if (!n.functional())
@@ -115,11 +117,7 @@ NodeAccesses p2p_entry_access(const Node& start, const Value* handle, int idx, c
       recv = kinds.constant.to_string_list().at(e) == "irecv";
   }
   NodeAccesses acc;
-  if (const Value* r = roots[size_t(handle->id())]) {
-    const auto& t = handle->type();
-    const int64_t lo = t.offset * int64_t(element_size(t.dtype));
-    acc.list.push_back({r, Access{idx, lo, std::max(lo, t.storage_bytes()), recv}});
-  }
+  add_access(acc, handle, idx, recv, roots);
   return acc;
 }
 
