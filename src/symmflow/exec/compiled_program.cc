@@ -160,12 +160,14 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     if (timeline_) {
       const double t1 = Timeline::now_us();
       started[i] = t0;
-      const std::string where =
-          s.node->loc().line ? fmt::format("{}:{}", g_->file(), s.node->loc().line) : std::string();
-      timeline_->events.push_back({s.label, where, TraceEvent::compute, t0, t1 - t0});
+      auto where = [&](const ir::Node* n) {
+        return n->loc().line ? fmt::format("{}:{}", g_->file(), n->loc().line) : std::string();
+      };
+      timeline_->events.push_back({s.label, where(s.node), TraceEvent::compute, t0, t1 - t0});
       if (s.start >= 0 && open_[size_t(s.start)] == 0) {  // its last wait: the op's whole window
         const Step& st = steps_[size_t(s.start)];
-        timeline_->events.push_back({st.label, where, TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
+        timeline_->events.push_back(
+            {st.label, where(st.node), TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
       }
     }
   }
