@@ -1,0 +1,310 @@
+// symmflow._C: the thin pybind11 layer under the `symmflow` package. Python
+// never sees symmflow's internals, only:
+// - Tensor: an opaque symmflow tensor, to and from DLPack (no copies);
+// - the runtime: init, rank, world size, symmetric allocation;
+// - call_op: any registered op run eagerly through the same dispatcher as C++;
+// - P2P started eagerly and waited later (p2p_start / p2p_wait);
+// - Program: a .sf program compiled by the whole pipeline, replayed on tensors;
+// - run_eager_sf: symmflow's eager interpreter on a .sf program (the reference).
+// Everything else (tracing with make_fx, the FX → .sf translation, the signature
+// cache) is Python, in symmflow/torch.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+
+#include "dlpack_bridge.h"
+#include "symmflow/core/error.h"
+#include "symmflow/exec/compiled_program.h"
+#include "symmflow/exec/interpreter.h"
+#include "symmflow/exec/timeline.h"
+#include "symmflow/frontend/tracer.h"
+#include "symmflow/ir/parser.h"
+#include "symmflow/ir/printer.h"
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/library/operator.h"
+#include "symmflow/passes/pipeline.h"
+#include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/symm.h"
+#include "symmflow/runtime/world.h"
+#include "symmflow/tools/ir_dump.h"
+
+namespace py = pybind11;
+using namespace symmflow;
+
+namespace {
+
+void require_init(const char* what) {
+  SF_CHECK(dist::is_initialized(), "{}: symmflow is not initialized; call symmflow.torch.init() first", what);
+}
+
+IValue to_ivalue(const py::handle& o) {
+  if (o.is_none()) return IValue();
+  if (py::isinstance<Tensor>(o)) return IValue(o.cast<Tensor>());
+  if (py::isinstance<py::bool_>(o)) return IValue(o.cast<bool>());
+  if (py::isinstance<py::int_>(o)) return IValue(o.cast<int64_t>());
+  if (py::isinstance<py::float_>(o)) return IValue(o.cast<double>());
+  if (py::isinstance<py::str>(o)) return IValue(o.cast<std::string>());
+  if (py::isinstance<py::list>(o) || py::isinstance<py::tuple>(o)) {
+    IValueList l;
+    for (auto item : o) l.push_back(to_ivalue(item));
+    return IValue(std::move(l));
+  }
+  throw Error(fmt::format("call_op: cannot pass a Python {} to an op", std::string(py::str(o.get_type()))));
+}
+
+py::object from_ivalue(const IValue& v) {
+  switch (v.kind()) {
+    case IValue::Kind::None: return py::none();
+    case IValue::Kind::Tensor: return py::cast(v.to_tensor());
+    case IValue::Kind::Int: return py::int_(v.to_int());
+    case IValue::Kind::Double: return py::float_(v.to_double());
+    case IValue::Kind::Bool: return py::bool_(v.to_bool());
+    case IValue::Kind::String: return py::str(v.to_string());
+    case IValue::Kind::DType: return py::str(std::string(dtype_name(v.to_dtype())));
+    case IValue::Kind::List: {
+      py::list l;
+      for (const auto& e : v.to_list()) l.append(from_ivalue(e));
+      return l;
+    }
+  }
+  return py::none();
+}
+
+DType dtype_arg(const std::string& name) {
+  DType d;
+  SF_CHECK(parse_dtype(name, &d), "unknown dtype '{}' (f32, f64, bf16, f16, i32, i64, bool)", name);
+  return d;
+}
+
+// P2P started eagerly from Python and not yet waited for, by the address and
+// size of the tensor it moves (a later import of the same torch tensor finds it).
+struct PendingP2P {
+  Tensor handle;
+  const void* data;
+  size_t nbytes;
+};
+std::mutex pending_mu;
+std::vector<PendingP2P> pending;
+
+// A compiled .sf program for this rank: the whole pipeline, then replays.
+class Program {
+ public:
+  Program(const std::string& text, const std::string& file, bool overlap, int max_in_flight, bool verify) {
+    require_init("compile");
+    auto& w = dist::world();
+    auto g = ir::parse_graph(text, {.file = file, .rank = w.rank(), .world = w.size()});
+    passes::PipelineOptions po;
+    po.schedule.overlap = overlap;
+    if (max_in_flight > 0) po.schedule.max_in_flight = max_in_flight;
+    po.check_hazards = po.check_hazards || verify;
+    passes::optimize(*g, po);
+    explain_ = tools::explain(*g);
+    prog_ = std::make_unique<exec::CompiledProgram>(std::move(g));
+  }
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
+    std::vector<IValue> in(inputs.begin(), inputs.end());
+    return prog_->run(in);
+  }
+  const std::string& explain() const { return explain_; }
+  std::string ir() const { return ir::print_graph(prog_->graph(), {.types = true}); }
+  py::dict stats() const {
+    auto s = prog_->stats();
+    py::dict d;
+    d["runs"] = s.runs;
+    d["copies"] = s.copies;
+    d["copy_bytes"] = s.copy_bytes;
+    d["input_copies"] = s.input_copies;
+    d["input_copy_bytes"] = s.input_copy_bytes;
+    d["output_copies"] = s.output_copies;
+    d["output_copy_bytes"] = s.output_copy_bytes;
+    d["buffers"] = s.buffers;
+    d["regular_bytes"] = s.regular_bytes;
+    d["symmetric_bytes"] = s.symmetric_bytes;
+    return d;
+  }
+  void set_tracing(bool on) {
+    prog_->set_timeline(on ? &timeline_ : nullptr);
+  }
+  std::string trace_json() const { return exec::events_to_json(timeline_.events); }
+
+ private:
+  std::unique_ptr<exec::CompiledProgram> prog_;
+  std::string explain_;
+  exec::Timeline timeline_;
+};
+
+// Every rank's bytes, in rank order (a collective over "world").
+std::vector<py::bytes> all_gather_bytes(const std::string& mine) {
+  require_init("all_gather_bytes");
+  auto& w = dist::world();
+  Tensor len = Tensor::empty({1}, DType::i64), lens = Tensor::empty({w.size()}, DType::i64);
+  len.data<int64_t>()[0] = int64_t(mine.size());
+  (void)dist::all_gather(w, lens, len);
+  int64_t most = 0;
+  for (int r = 0; r < w.size(); ++r) most = std::max(most, lens.data<int64_t>()[r]);
+  const int64_t words = (most + 3) / 4 + 1;
+  Tensor in = Tensor::empty({words}, DType::i32), out = Tensor::empty({words * w.size()}, DType::i32);
+  std::memset(in.data_ptr(), 0, size_t(words) * 4);
+  std::memcpy(in.data_ptr(), mine.data(), mine.size());
+  (void)dist::all_gather(w, out, in);
+  std::vector<py::bytes> all;
+  for (int r = 0; r < w.size(); ++r)
+    all.emplace_back(static_cast<const char*>(out.data_ptr()) + size_t(r * words) * 4, size_t(lens.data<int64_t>()[r]));
+  return all;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "symmflow's C++ core (see symmflow.torch for the PyTorch API)";
+  py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
+
+  py::class_<Tensor>(m, "Tensor")
+      .def_static("from_dlpack", &python::tensor_from_dlpack, py::arg("capsule"), py::arg("as_bool") = false)
+      .def("to_dlpack",
+           [](const Tensor& t) { return py::make_tuple(python::tensor_to_dlpack(t), t.dtype() == DType::boolean); })
+      .def_property_readonly("symmetric", &Tensor::is_symmetric)
+      .def_property_readonly("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def_property_readonly("shape", [](const Tensor& t) { return t.sizes(); })
+      .def_property_readonly("strides", [](const Tensor& t) { return t.strides(); })
+      .def_property_readonly("dtype", [](const Tensor& t) { return std::string(dtype_name(t.dtype())); })
+      .def("__repr__", [](const Tensor& t) {
+        return fmt::format("symmflow._C.Tensor({}{}, {})", dtype_name(t.dtype()), fmt::join(t.sizes(), ","),
+                           t.is_symmetric() ? "symmetric" : "regular");
+      });
+
+  m.def("init", [] {
+    py::gil_scoped_release nogil;
+    dist::init();
+  }, "Attach to the job `symmflow launch` or mpirun started (idempotent).");
+  m.def("is_initialized", &dist::is_initialized);
+  m.def("rank", [] { require_init("rank"); return dist::world().rank(); });
+  m.def("world_size", [] { require_init("world_size"); return dist::world().size(); });
+  m.def("set_timeout", &dist::set_timeout);
+  m.def("timeout", &dist::timeout);
+  m.def("has_group", [](const std::string& name) {
+    try {
+      dist::group(name);
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  });
+  m.def("group_size", [](const std::string& name) { require_init("group_size"); return dist::group(name).size(); });
+  m.def("symmetric_empty", [](std::vector<int64_t> shape, const std::string& dtype, const std::string& group) {
+    require_init("empty");
+    DType d = dtype_arg(dtype);
+    py::gil_scoped_release nogil;
+    return symm::empty(std::move(shape), d, dist::group(group));
+  });
+  m.def("is_symmetric_address", [](uintptr_t p) { return python::symmetric_storage_at(reinterpret_cast<void*>(p)) != nullptr; });
+  m.def("has_op", [](const std::string& name) {
+    return Dispatcher::instance().find(name) != nullptr || !Dispatcher::instance().overloads(name).empty();
+  }, "Whether an op (\"aten::add.Tensor\") or an overload of a name (\"aten::add\") is registered.");
+
+  m.def("op_schemas", [](const std::string& ns) {
+    std::vector<std::string> out;
+    for (const Operator* op : Dispatcher::instance().all_operators())
+      if (op->schema().ns == ns) out.push_back(op->schema().to_string());
+    return out;
+  }, "The schemas of every op in a namespace (\"c10d\"), as PyTorch's schema language writes them.");
+  m.def("op_return_aliases", [](const std::string& op) {
+    const FunctionSchema& s = Dispatcher::instance().get(op).schema();
+    std::vector<std::optional<size_t>> out;
+    for (size_t i = 0; i < s.returns.size(); ++i) out.push_back(s.aliased_input_of_return(i));
+    return out;
+  }, "Per return of an op, the index of the argument it aliases (Tensor(a!) -> Tensor(a!)), or None.");
+  m.def("meta_tensor", [](std::vector<int64_t> shape, std::vector<int64_t> strides, const std::string& dtype) {
+    return Tensor::meta(std::move(shape), dtype_arg(dtype), std::move(strides));
+  }, "A tensor with a type and no data (for Meta kernels).");
+  m.def("call_meta", [](const std::string& op, const py::list& args, const py::dict& kwargs) {
+    std::vector<IValue> pos;
+    for (auto a : args) pos.push_back(to_ivalue(a));
+    Kwargs kw;
+    for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
+    auto [o, bound] = Dispatcher::instance().resolve(op, pos, kw);
+    OpContext ctx(DispatchKey::Meta);
+    py::list res;
+    for (const auto& v : o->call(ctx, bound)) res.append(from_ivalue(v));
+    return res;
+  }, "Run an op's Meta kernel: result types without data.");
+  m.def("call_op", [](const std::string& op, const py::list& args, const py::dict& kwargs) {
+    std::vector<IValue> pos;
+    for (auto a : args) pos.push_back(to_ivalue(a));
+    Kwargs kw;
+    for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
+    std::vector<IValue> out;
+    {
+      py::gil_scoped_release nogil;
+      out = frontend::call(op, pos, kw);
+    }
+    py::list res;
+    for (const auto& v : out) res.append(from_ivalue(v));
+    return res;
+  }, "Run a registered op eagerly (the CPU kernel), as C++ eager code does.");
+
+  m.def("p2p_start", [](const py::list& op_types, const py::list& peers, const py::list& tags, const py::list& tensors,
+                        const std::string& group) {
+    std::vector<IValue> pos{to_ivalue(op_types), to_ivalue(peers), to_ivalue(tags), to_ivalue(tensors), IValue(group)};
+    std::vector<IValue> out;
+    {
+      py::gil_scoped_release nogil;
+      out = frontend::call("c10d::batch_isend_irecv", pos);
+    }
+    std::lock_guard lk(pending_mu);
+    for (const auto& h : out.at(0).to_tensor_list()) pending.push_back({h, h.data_ptr(), h.nbytes()});
+  }, "Start c10d::batch_isend_irecv eagerly; p2p_wait(t) completes the entry that moves t.");
+  m.def("p2p_wait", [](const Tensor& t) {
+    std::vector<Tensor> mine;
+    {
+      std::lock_guard lk(pending_mu);
+      for (auto it = pending.begin(); it != pending.end();) {
+        if (it->data == t.data_ptr() && it->nbytes == t.nbytes()) {
+          mine.push_back(it->handle);
+          it = pending.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+    py::gil_scoped_release nogil;
+    for (const auto& h : mine) frontend::call("c10d::wait_tensor", {IValue(h)});
+    return int(mine.size());
+  }, "Wait for the eager P2P entries that move t; returns how many.");
+  m.def("p2p_pending", [] {
+    std::lock_guard lk(pending_mu);
+    return pending.size();
+  });
+  m.def("all_gather_bytes", &all_gather_bytes, "Every rank's bytes, in rank order (collective).");
+
+  py::class_<Program>(m, "Program")
+      .def(py::init([](const std::string& text, const std::string& file, bool overlap, int max_in_flight, bool verify) {
+             py::gil_scoped_release nogil;
+             return std::make_unique<Program>(text, file, overlap, max_in_flight, verify);
+           }),
+           py::arg("text"), py::arg("file"), py::arg("overlap") = true, py::arg("max_in_flight") = 0,
+           py::arg("verify") = false)
+      .def("run", [](Program& p, const std::vector<Tensor>& in) {
+        py::gil_scoped_release nogil;
+        return p.run(in);
+      })
+      .def("explain", &Program::explain)
+      .def("ir", &Program::ir)
+      .def("stats", &Program::stats)
+      .def("set_tracing", &Program::set_tracing)
+      .def("trace_json", &Program::trace_json);
+
+  m.def("run_eager_sf", [](const std::string& text, const std::string& file, const std::vector<Tensor>& inputs) {
+    require_init("run_eager_sf");
+    auto& w = dist::world();
+    py::gil_scoped_release nogil;
+    auto g = ir::parse_graph(text, {.file = file, .rank = w.rank(), .world = w.size()});
+    std::vector<IValue> in(inputs.begin(), inputs.end());
+    return exec::run_eager(*g, in);
+  }, "symmflow's eager interpreter on a .sf program (the bitwise reference for compiled runs).");
+}

@@ -1,0 +1,194 @@
+"""symmflow for PyTorch programs (DESIGN.md section 9, docs/python.md).
+
+    import torch
+    import symmflow.torch as sft
+
+    sft.init()                                   # under `symmflow launch` or mpirun
+    x = sft.empty((64, 256), dtype=torch.float32)  # storage in the symmetric heap
+    sft.all_reduce_(x)                           # in place, zero copy
+    fast = sft.compile(fn)                       # traced per input signature, replayed
+    print(fast.explain(x))
+
+Communication ops run eagerly on torch tensors through symmflow's runtime, and
+make_fx records each call as one op, so a compiled function keeps them.
+"""
+import os
+import traceback
+
+import torch
+
+from .. import _C
+from . import _compile, _ops, _tensors
+
+Error = _C.Error
+_ops.register()
+
+__all__ = ["init", "rank", "world_size", "empty", "is_symmetric", "all_reduce_", "all_reduce", "all_gather",
+           "reduce_scatter", "all_to_all", "broadcast_", "P2POp", "Work", "batch_isend_irecv", "isend", "irecv",
+           "compile", "export", "Error", "CompiledFunction"]
+
+CompiledFunction = _compile.CompiledFunction
+
+
+def init():
+    """Attach to the job `symmflow launch` (or mpirun) started. Idempotent."""
+    if _C.is_initialized():
+        return
+    launched = "SYMMFLOW_RENDEZVOUS" in os.environ or any(
+        k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+    if not launched:
+        raise Error("symmflow.torch.init: this process was not started by `symmflow launch` or mpirun; run "
+                    "`symmflow launch --nproc N -- python3 script.py` (N = 1 is a world of one rank)")
+    _C.init()
+
+
+def rank():
+    init()
+    return _C.rank()
+
+
+def world_size():
+    init()
+    return _C.world_size()
+
+
+def _caller():
+    """The user's file:line that called into symmflow (for error messages)."""
+    f = _compile.user_frame(traceback.extract_stack())
+    return f"{f.filename}:{f.lineno}" if f else "<unknown location>"
+
+
+def _group(group, what):
+    if not isinstance(group, str):
+        raise TypeError(f"{what}: group must be a group name (\"world\"), got {type(group).__name__}")
+    init()
+    if not _C.has_group(group):
+        raise Error(f"{_caller()}: {what}: no process group named '{group}' (this job has \"world\")")
+    return group
+
+
+def _tensor(t, what):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{what}: expected a torch.Tensor, got {type(t).__name__}")
+    if t.device.type != "cpu":
+        raise Error(f"{_caller()}: {what}: a tensor on {t.device}; symmflow runs on CPU tensors (use .cpu())")
+    return t
+
+
+def empty(shape, dtype=torch.float32, group="world"):
+    """A torch.Tensor whose storage is in the group's symmetric heap (same offset on
+    every rank; collective: every rank allocates the same). Freed when torch frees it.
+    Inside a compiled function it is a plain allocation the compiler places."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    if _compile.tracing():
+        return torch.empty(tuple(shape), dtype=dtype)
+    _group(group, "empty")
+    return _tensors.from_sf(_C.symmetric_empty([int(s) for s in shape], _tensors.dtype_name(dtype), group))
+
+
+def is_symmetric(t):
+    """Whether t's storage is in symmetric memory."""
+    return _tensors.is_symmetric(t)
+
+
+_c10d = torch.ops.symmflow
+
+
+def all_reduce_(t, op="sum", group="world"):
+    """t := the reduction of every rank's t, in place. Returns t."""
+    return _c10d.all_reduce_(_tensor(t, "all_reduce_"), op, _group(group, "all_reduce_"))
+
+
+def all_reduce(t, op="sum", group="world"):
+    """A new tensor: the reduction of every rank's t."""
+    return _c10d.wait_tensor(_c10d.all_reduce(_tensor(t, "all_reduce"), op, _group(group, "all_reduce")))
+
+
+def all_gather(t, group="world"):
+    """The ranks' tensors concatenated on dim 0."""
+    g = _group(group, "all_gather")
+    return _c10d.wait_tensor(_c10d.all_gather_into_tensor(_tensor(t, "all_gather"), _group_size(g), g))
+
+
+def reduce_scatter(t, op="sum", group="world"):
+    """Reduced over ranks, then split on dim 0: this rank's part."""
+    g = _group(group, "reduce_scatter")
+    return _c10d.wait_tensor(_c10d.reduce_scatter_tensor(_tensor(t, "reduce_scatter"), op, _group_size(g), g))
+
+
+def all_to_all(t, group="world"):
+    """Dim 0 split in world equal parts; part r goes to rank r; the parts received, in rank order."""
+    return _c10d.wait_tensor(_c10d.all_to_all_single(_tensor(t, "all_to_all"), [], [], _group(group, "all_to_all")))
+
+
+def broadcast_(t, src=0, group="world"):
+    """t := rank src's t, in place. Returns t."""
+    return _c10d.broadcast_(_tensor(t, "broadcast_"), int(src), _group(group, "broadcast_"))
+
+
+def _group_size(group):
+    return _C.world_size() if group == "world" else _C.group_size(group)
+
+
+class P2POp:
+    """One entry of batch_isend_irecv: op is "isend" or "irecv" (or torch.distributed's
+    isend/irecv functions), peer a rank of the group."""
+
+    def __init__(self, op, tensor, peer, group="world", tag=0):
+        if callable(op):
+            op = op.__name__
+        if op not in ("isend", "irecv"):
+            raise ValueError(f"P2POp: op must be \"isend\" or \"irecv\", got {op!r}")
+        self.op, self.tensor, self.peer, self.group, self.tag = op, _tensor(tensor, "P2POp"), int(peer), group, int(tag)
+
+
+class Work:
+    """A transfer in flight; wait() returns when its tensor may be used (traced as
+    c10d::wait_tensor)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def wait(self):
+        _c10d.wait_tensor(self._handle)
+        return True
+
+
+def batch_isend_irecv(ops):
+    """Starts every send and receive; returns one Work per op."""
+    if not ops:
+        return []
+    groups = {o.group for o in ops}
+    if len(groups) != 1:
+        raise Error(f"{_caller()}: batch_isend_irecv: every op must use one group, got {sorted(groups)}")
+    g = _group(groups.pop(), "batch_isend_irecv")
+    handles = _c10d.batch_isend_irecv([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops],
+                                      [o.tensor for o in ops], g)
+    return [Work(h) for h in handles]
+
+
+def isend(t, dst, group="world", tag=0):
+    return Work(_c10d.isend(_tensor(t, "isend"), int(dst), int(tag), _group(group, "isend")))
+
+
+def irecv(t, src, group="world", tag=0):
+    return Work(_c10d.irecv_(_tensor(t, "irecv"), int(src), int(tag), _group(group, "irecv")))
+
+
+def compile(fn=None, *, name=None, overlap=True, max_in_flight=0, verify=False):
+    """fn (a function or nn.Module) compiled by symmflow: traced on the first call per
+    input signature, then replayed. Usable as a decorator, with or without options."""
+    if fn is None:
+        return lambda f: CompiledFunction(f, name=name, overlap=overlap, max_in_flight=max_in_flight, verify=verify)
+    return CompiledFunction(fn, name=name, overlap=overlap, max_in_flight=max_in_flight, verify=verify)
+
+
+def export(fn, args, path, kwargs=None):
+    """Writes fn traced on args as a .sf program (collective: every rank traces).
+
+    Integer constants that differ between ranks (peers, offsets) are written as
+    expressions over `rank` and `world` when one fits every rank, so the one file
+    runs on every rank: `symmflow run path --nproc W --check`."""
+    from . import _export
+    return _export.export(fn, tuple(args), dict(kwargs or {}), path)

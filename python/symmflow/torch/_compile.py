@@ -1,0 +1,234 @@
+"""sft.compile: trace with make_fx on the first call per input signature, compile
+the aten graph with symmflow's whole pipeline, replay it on the caller's tensors.
+
+    fast = sft.compile(fn)        # a function or an nn.Module
+    out = fast(x, w)              # first call per signature: trace + compile; then replay
+
+- The signature is every tensor argument's shape, strides, dtype and whether it
+  is symmetric (and where in its symmetric allocation), plus the values of the
+  non-tensor arguments, which the trace bakes in (as Python control flow is:
+  a branch on sft.rank() is resolved on each rank).
+- A module's parameters and buffers are graph inputs, read at every call, never
+  constants: an optimizer step is seen by the next call.
+- The trace runs the function once on clones of the inputs (make_fx "real"
+  mode, so captured tensors become inputs too and communication runs as in
+  eager); the caller's tensors are not touched by it.
+- Replay: every tensor crosses by DLPack, nothing is copied at the boundary;
+  inputs the program writes are written in place, as eagerly.
+"""
+import contextlib
+import inspect
+import os
+import sys
+import traceback
+
+import torch
+from torch.fx.experimental import proxy_tensor
+from torch.utils import _pytree as pytree
+
+from .. import _C
+from . import _tensors, _translate
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_state = {"tracing": False}
+
+
+def tracing():
+    """True while symmflow traces a function (sft.empty then records aten::empty)."""
+    return _state["tracing"]
+
+
+def user_frame(frames):
+    """The innermost frame that is the user's code (not torch's, not symmflow's)."""
+    for f in reversed(frames):
+        fn = os.path.abspath(f.filename)
+        if not fn.startswith(_TORCH_DIR) and not fn.startswith(_PKG_DIR) and "<frozen" not in fn:
+            return f
+    return None
+
+
+def _where(frame):
+    if frame is None:
+        return "<unknown location>"
+    code = (frame.line or "").strip()
+    return f"{frame.filename}:{frame.lineno}" + (f": {code}" if code else "")
+
+
+@contextlib.contextmanager
+def _recording_locations():
+    """Each node make_fx creates gets meta["sf_loc"]: the user's source line."""
+    cls = proxy_tensor.PythonKeyTracer
+    original = cls.create_node
+
+    def create_node(self, *args, **kwargs):
+        node = original(self, *args, **kwargs)
+        node.meta["sf_loc"] = _where(user_frame(traceback.extract_stack()))
+        return node
+
+    cls.create_node = create_node
+    _state["tracing"] = True
+    try:
+        yield
+    finally:
+        cls.create_node = original
+        _state["tracing"] = False
+
+
+def _clone(t):
+    c = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype)
+    c.copy_(t.detach())
+    return c
+
+
+def _arg_key(a):
+    if isinstance(a, torch.Tensor):
+        _tensors.check_cpu(a, "compiled function argument")
+        sym = _tensors.is_symmetric(a)
+        return ("T", tuple(a.shape), tuple(a.stride()), a.dtype, sym, a.storage_offset() if sym else 0)
+    if isinstance(a, (int, float, bool, str, type(None))):
+        return ("C", type(a).__name__, a)
+    raise TypeError(f"compiled function argument of type {type(a).__name__}: pass tensors, numbers, strings or "
+                    f"None (in tuples, lists or dicts)")
+
+
+class _Entry:
+    """One compiled program: what it was traced from and how to call it."""
+
+    def __init__(self, translation, program, out_spec, out_consts):
+        self.translation = translation
+        self.program = program
+        self.out_spec = out_spec
+        self.out_consts = out_consts  # per flat output: None (a graph output) or a baked constant
+
+
+class CompiledFunction:
+    def __init__(self, fn, name=None, overlap=True, max_in_flight=0, verify=False):
+        self.fn = fn
+        self.module = fn if isinstance(fn, torch.nn.Module) else None
+        target = fn.forward if self.module is not None else fn
+        self.name = "".join(c if c.isalnum() or c == "_" else "_" for c in (name or getattr(
+            target, "__name__", None) or type(fn).__name__))
+        if self.module is not None and self.name == "forward":
+            self.name = type(fn).__name__
+        self.options = dict(overlap=overlap, max_in_flight=max_in_flight, verify=verify)
+        self._cache = {}
+
+    # --- the state a module brings: parameters and buffers, by name ------------------
+    def _state_tensors(self):
+        if self.module is None:
+            return [], []
+        named = list(self.module.named_parameters()) + list(self.module.named_buffers())
+        return [n for n, _ in named], [t for _, t in named]
+
+    def _call_fn(self, state_names, state, args, kwargs):
+        if self.module is None:
+            return self.fn(*args, **kwargs)
+        from torch.nn.utils.stateless import functional_call
+        return functional_call(self.module, dict(zip(state_names, state)), tuple(args), kwargs)
+
+    def _flat(self, args, kwargs):
+        names, state = self._state_tensors()
+        flat, spec = pytree.tree_flatten((list(args), dict(kwargs)))
+        return names, state, flat, spec
+
+    def signature(self, *args, **kwargs):
+        names, state, flat, spec = self._flat(args, kwargs)
+        return (tuple(names), tuple(_arg_key(t) for t in state), tuple(_arg_key(a) for a in flat), str(spec))
+
+    # --- tracing ----------------------------------------------------------------------
+    def _trace(self, args, kwargs):
+        names, state, flat, spec = self._flat(args, kwargs)
+        tensor_pos = [i for i, a in enumerate(flat) if isinstance(a, torch.Tensor)]
+        examples = [_clone(t) for t in state] + [_clone(flat[i]) for i in tensor_pos]
+        n_state = len(state)
+        out_info = {}
+
+        def traced(*tensors):
+            leaves = list(flat)
+            for k, i in enumerate(tensor_pos):
+                leaves[i] = tensors[n_state + k]
+            a, kw = pytree.tree_unflatten(leaves, spec)
+            out = self._call_fn(names, list(tensors[:n_state]), a, kw)
+            out_flat, out_spec = pytree.tree_flatten(out)
+            out_info["spec"] = out_spec
+            out_info["consts"] = [None if isinstance(o, torch.Tensor) else o for o in out_flat]
+            return [o for o in out_flat if isinstance(o, torch.Tensor)]
+
+        try:
+            with _recording_locations():
+                gm = proxy_tensor.make_fx(traced, tracing_mode="real")(*examples)
+        except RuntimeError as e:
+            if "get value out of a tracing tensor" in str(e) or "data-dependent" in str(e):
+                where = _where(user_frame(traceback.extract_tb(e.__traceback__)))
+                raise _C.Error(f"{where}: data-dependent control flow (a Python branch or value that reads a "
+                               f"tensor's contents) cannot be compiled: the program must be the same for every "
+                               f"value of the inputs. Compute both sides with torch.where, or move the "
+                               f"decision out of the compiled function.") from None
+            raise
+        return gm, examples, out_info
+
+    def _compile(self, args, kwargs):
+        from . import init
+        init()
+        gm, examples, out_info = self._trace(args, kwargs)
+        file = f"{self.name}.sf"
+        tr = _translate.translate(gm, self.name, examples, file)
+        try:
+            prog = _C.Program(tr.text, file, **self.options)
+        except _C.Error as e:
+            raise _C.Error(tr.where(str(e))) from None
+        return _Entry(tr, prog, out_info["spec"], out_info["consts"])
+
+    def _entry(self, args, kwargs):
+        key = self.signature(*args, **kwargs)
+        e = self._cache.get(key)
+        if e is None:
+            e = self._compile(args, kwargs)
+            self._cache[key] = e
+        return e
+
+    def _sf_inputs(self, entry, args, kwargs):
+        _, state, flat, _ = self._flat(args, kwargs)
+        tensors = state + [a for a in flat if isinstance(a, torch.Tensor)]
+        ins = []
+        for t, (kind, _, _) in zip(tensors, entry.translation.inputs):
+            ins.append(_tensors.to_sf(t if kind == "dense" else _tensors.flat_base(t)))
+        ins += [_tensors.to_sf(c) for c in entry.translation.consts]
+        return ins
+
+    def _outputs(self, entry, outs):
+        it = iter(outs)
+        flat = [_tensors.from_sf(next(it)) if c is None else c for c in entry.out_consts]
+        return pytree.tree_unflatten(flat, entry.out_spec)
+
+    # --- the user's API -----------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        e = self._entry(args, kwargs)
+        return self._outputs(e, e.program.run(self._sf_inputs(e, args, kwargs)))
+
+    def explain(self, *args, **kwargs):
+        """What `symmflow run --explain` prints for the program these arguments compile to."""
+        return self._entry(args, kwargs).program.explain()
+
+    def sf_text(self, *args, **kwargs):
+        """The traced program as .sf (this rank's)."""
+        return self._entry(args, kwargs).translation.text
+
+    def ir(self, *args, **kwargs):
+        """The compiled IR (after the whole pipeline)."""
+        return self._entry(args, kwargs).program.ir()
+
+    def stats(self, *args, **kwargs):
+        return self._entry(args, kwargs).program.stats()
+
+    def run_eager_sf(self, *args, **kwargs):
+        """symmflow's own eager interpreter on this rank's .sf, on these arguments: the
+        reference a compiled run equals bitwise (tests)."""
+        e = self._entry(args, kwargs)
+        outs = _C.run_eager_sf(e.translation.text, e.translation.file, self._sf_inputs(e, args, kwargs))
+        return self._outputs(e, outs)
+
+    @property
+    def programs(self):
+        return len(self._cache)

@@ -1,0 +1,89 @@
+"""sft.export: a traced PyTorch function as one .sf file that every rank runs.
+
+Each rank traces its own program (Python control flow is resolved per rank), so
+rank-dependent integers (a ring's peers, a shard's offset) differ from rank to
+rank. The ranks' texts are gathered; where they differ only in integer literals,
+each literal is written as the first expression over `rank` and `world` that
+gives every rank its own value:
+
+    rank 0: [1, 1]   rank 1: [0, 0]   ->   [(rank+1)%world, (rank+1)%world]
+
+A program whose ranks differ otherwise (ops, shapes: pipeline stages) cannot be
+one SPMD .sf file; that is an error naming the first difference.
+"""
+import re
+
+from .. import _C
+
+_TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|#[^\n]*|-?\d+\.\d*(?:e[-+]?\d+)?|-?\d+e[-+]?\d+|-?\d+|\s+|.', re.S)
+_INT = re.compile(r"-?\d+$")
+
+
+def _tokens(text):
+    return _TOKEN.findall(text)
+
+
+def _candidates(world):
+    yield "rank"
+    for k in range(1, world):
+        yield f"(rank+{k})%world"
+    for a in range(-4, 5):
+        for b in range(-world * 4, world * 4 + 1):
+            if a not in (0, 1) or b != 0:
+                if a != 0:
+                    yield f"rank*{a}+{b}" if b >= 0 else f"rank*{a}-{-b}"
+
+
+def _eval(expr, rank, world):
+    py = expr.replace("/", "//")
+    return eval(py, {}, {"rank": rank, "world": world})  # our own expressions only
+
+
+def _fit(values, world):
+    for e in _candidates(world):
+        if all(_eval(e, r, world) == v for r, v in enumerate(values)):
+            return e
+    return None
+
+
+def merge(texts):
+    """One SPMD .sf text for the ranks' texts (rank order), or an Error."""
+    world = len(texts)
+    if all(t == texts[0] for t in texts):
+        return texts[0]
+    toks = [_tokens(t) for t in texts]
+    out = []
+    for i, t0 in enumerate(toks[0]):
+        col = [tk[i] if i < len(tk) else None for tk in toks]
+        if all(c == t0 for c in col):
+            out.append(t0)
+            continue
+        if t0.startswith("#"):
+            out.append(t0)
+            continue
+        if all(c is not None and _INT.match(c) for c in col):
+            e = _fit([int(c) for c in col], world)
+            if e is not None:
+                out.append(e)
+                continue
+        line = "".join(toks[0][:i]).count("\n") + 1
+        r = next(r for r, c in enumerate(col) if c != t0)
+        raise _C.Error(f"export: the ranks traced different programs (line {line}: rank 0 has {t0!r}, rank {r} "
+                       f"has {col[r]!r}) and no expression over rank and world gives each its value; a .sf file "
+                       f"holds one SPMD program")
+    if any(len(tk) != len(toks[0]) for tk in toks):
+        raise _C.Error("export: the ranks traced programs of different lengths; a .sf file holds one SPMD program")
+    return "".join(out)
+
+
+def export(fn, args, kwargs, path):
+    from . import CompiledFunction, init
+    init()
+    cf = fn if isinstance(fn, CompiledFunction) else CompiledFunction(fn)
+    mine = cf.sf_text(*args, **kwargs)
+    texts = [b.decode() for b in _C.all_gather_bytes(mine.encode())]
+    text = merge(texts)
+    if _C.rank() == 0:
+        with open(path, "w") as f:
+            f.write(text)
+    return text
