@@ -27,6 +27,9 @@
 #include "symmflow/ir/printer.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/library/operator.h"
+#include "symmflow/library/symm_mem_args.h"
+#include "symmflow/kernels/copy.h"
+#include "symmflow/runtime/copy_stats.h"
 #include "symmflow/passes/pipeline.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"
@@ -90,6 +93,41 @@ struct PendingP2P {
 };
 std::mutex pending_mu;
 std::vector<PendingP2P> pending;
+
+// An eager call. An argument the op registers as symmetric (symm_mem::*'s
+// `input`) that the caller passed in regular memory is staged: copied into a
+// symmetric buffer of the op's group, and back if the op writes it; each copy is
+// counted in dist::staged_copy_stats(), as the runtime's own staged paths are.
+// (torch.ops.symm_mem.* in PyTorch refuse such a tensor; eager code should not
+// have to know where the compiler would have placed it.)
+std::vector<IValue> call_staged(const std::string& op, const std::vector<IValue>& pos, const Kwargs& kw) {
+  auto [o, bound] = Dispatcher::instance().resolve(op, pos, kw);
+  const FunctionSchema& s = o->schema();
+  std::vector<std::pair<size_t, Tensor>> staged;  // (argument, the caller's tensor)
+  for (const std::string& name : symm_mem_args(*o)) {
+    auto i = s.argument_index(name);
+    if (!i || !bound[*i].is_tensor()) continue;
+    const Tensor& t = bound[*i].to_tensor();
+    if (t.is_symmetric()) continue;
+    auto g = s.argument_index("group_name");
+    auto& group = g && bound[*g].is_string() ? dist::group(bound[*g].to_string()) : dist::world();
+    Tensor sym = symm::empty(t.sizes(), t.dtype(), group);
+    kernels::copy_(sym, t);
+    dist::count_staged_copy(t.nbytes());
+    staged.emplace_back(*i, t);
+    bound[*i] = IValue(sym);
+  }
+  if (staged.empty()) return frontend::call(op, pos, kw);
+  OpContext ctx(DispatchKey::CPU);
+  auto out = o->call(ctx, bound);
+  const auto written = s.mutated_arguments();
+  for (const auto& [i, t] : staged)
+    if (std::find(written.begin(), written.end(), i) != written.end()) {
+      kernels::copy_(t, bound[i].to_tensor());
+      dist::count_staged_copy(t.nbytes());
+    }
+  return out;
+}
 
 // A compiled .sf program for this rank: the whole pipeline, then replays.
 class Program {
@@ -241,7 +279,7 @@ PYBIND11_MODULE(_C, m) {
     std::vector<IValue> out;
     {
       py::gil_scoped_release nogil;
-      out = frontend::call(op, pos, kw);
+      out = call_staged(op, pos, kw);
     }
     py::list res;
     for (const auto& v : out) res.append(from_ivalue(v));
@@ -280,6 +318,10 @@ PYBIND11_MODULE(_C, m) {
     std::lock_guard lk(pending_mu);
     return pending.size();
   });
+  m.def("staged_copy_stats", [] {
+    auto s = dist::staged_copy_stats();
+    return py::make_tuple(s.count, s.bytes);
+  }, "(copies, bytes) the staged paths copied in this process (eager communication on regular memory).");
   m.def("all_gather_bytes", &all_gather_bytes, "Every rank's bytes, in rank order (collective).");
 
   py::class_<Program>(m, "Program")

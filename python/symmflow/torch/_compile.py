@@ -95,9 +95,9 @@ def _arg_key(a):
 class _Entry:
     """One compiled program: what it was traced from and how to call it."""
 
-    def __init__(self, translation, program, out_spec, out_consts):
+    def __init__(self, translation, out_spec, out_consts):
         self.translation = translation
-        self.program = program
+        self.program = None  # compiled on first use (export needs only the translation)
         self.out_spec = out_spec
         self.out_consts = out_consts  # per flat output: None (a graph output) or a baked constant
 
@@ -168,24 +168,25 @@ class CompiledFunction:
             raise
         return gm, examples, out_info
 
-    def _compile(self, args, kwargs):
+    def _translate(self, args, kwargs):
         from . import init
         init()
         gm, examples, out_info = self._trace(args, kwargs)
-        file = f"{self.name}.sf"
-        tr = _translate.translate(gm, self.name, examples, file)
-        try:
-            prog = _C.Program(tr.text, file, **self.options)
-        except _C.Error as e:
-            raise _C.Error(tr.where(str(e))) from None
-        return _Entry(tr, prog, out_info["spec"], out_info["consts"])
+        tr = _translate.translate(gm, self.name, examples, f"{self.name}.sf")
+        return _Entry(tr, out_info["spec"], out_info["consts"])
 
-    def _entry(self, args, kwargs):
+    def _entry(self, args, kwargs, compiled=True):
         key = self.signature(*args, **kwargs)
         e = self._cache.get(key)
         if e is None:
-            e = self._compile(args, kwargs)
+            e = self._translate(args, kwargs)
             self._cache[key] = e
+        if compiled and e.program is None:
+            tr = e.translation
+            try:
+                e.program = _C.Program(tr.text, tr.file, **self.options)
+            except _C.Error as err:
+                raise _C.Error(tr.where(str(err))) from None
         return e
 
     def _sf_inputs(self, entry, args, kwargs):
@@ -212,8 +213,8 @@ class CompiledFunction:
         return self._entry(args, kwargs).program.explain()
 
     def sf_text(self, *args, **kwargs):
-        """The traced program as .sf (this rank's)."""
-        return self._entry(args, kwargs).translation.text
+        """The traced program as .sf (this rank's); traces, does not compile."""
+        return self._entry(args, kwargs, compiled=False).translation.text
 
     def ir(self, *args, **kwargs):
         """The compiled IR (after the whole pipeline)."""
@@ -225,7 +226,7 @@ class CompiledFunction:
     def run_eager_sf(self, *args, **kwargs):
         """symmflow's own eager interpreter on this rank's .sf, on these arguments: the
         reference a compiled run equals bitwise (tests)."""
-        e = self._entry(args, kwargs)
+        e = self._entry(args, kwargs, compiled=False)
         outs = _C.run_eager_sf(e.translation.text, e.translation.file, self._sf_inputs(e, args, kwargs))
         return self._outputs(e, outs)
 

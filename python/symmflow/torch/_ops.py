@@ -18,6 +18,8 @@ P2P is asynchronous, as in eager PyTorch: ``isend``/``irecv_``/``batch_isend_ire
 start transfers and return their tensors; ``wait_tensor`` on such a tensor waits
 for it. Collectives complete before they return, so their ``wait_tensor`` is free.
 """
+import traceback
+
 import torch
 
 from .. import _C
@@ -28,6 +30,12 @@ TORCH_NAMESPACE = {"c10d": "symmflow", "symm_mem": "symm_mem"}
 SF_NAMESPACE = {v: k for k, v in TORCH_NAMESPACE.items()}
 
 _libs = {}  # torch namespace -> torch.library.Library (kept alive: dropping one unregisters)
+
+
+def _caller():
+    from ._compile import user_frame
+    f = user_frame(traceback.extract_stack())
+    return f"{f.filename}:{f.lineno}" if f else "<unknown location>"
 
 
 def _to_sf_arg(a, op):
@@ -100,7 +108,10 @@ def _cpu_kernel(sf_name, schema, aliases):
 
     def kernel(*args, **kwargs):
         inputs = _bound(schema, args, kwargs)
-        res = _C.call_op(sf_name, [_to_sf_arg(a, sf_name) for a in inputs], {})
+        try:
+            res = _C.call_op(sf_name, [_to_sf_arg(a, sf_name) for a in inputs], {})
+        except _C.Error as e:
+            raise _C.Error(f"{_caller()}: {e}") from None
         return _results(sf_name, aliases, inputs, res, _tensors.from_sf)
     return kernel
 
@@ -132,4 +143,8 @@ def register():
             schema = getattr(packet, overload or "default")._schema
             aliases = _C.op_return_aliases(sf_name)
             lib.impl(decl.split("(", 1)[0], _cpu_kernel(sf_name, schema, aliases), "CPU")
-            lib.impl(decl.split("(", 1)[0], _meta_kernel(sf_name, schema, aliases), "Meta")
+            meta = _meta_kernel(sf_name, schema, aliases)
+            lib.impl(decl.split("(", 1)[0], meta, "Meta")
+            # torch 1.13 has no fallthrough for meta tensors' autograd key: without
+            # this, a meta tensor never reaches the Meta kernel.
+            lib.impl(decl.split("(", 1)[0], meta, "AutogradMeta")

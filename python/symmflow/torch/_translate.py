@@ -191,7 +191,14 @@ def translate(gm, name, example_inputs, file):
                 names[n] = f"%{n.name}"
             else:
                 m = _meta(n)
-                count = len(m) if isinstance(m, (list, tuple)) else len(results)
+                if isinstance(m, (list, tuple)):
+                    count = len(m)
+                elif len(results) > 1:
+                    count = len(results)
+                else:  # a Tensor[] without metadata: as long as the Tensor[] it is made from
+                    lists = [a for a in n.args if isinstance(a, (list, tuple)) and a and
+                             all(isinstance(x, torch.fx.Node) for x in a)]
+                    count = len(lists[0]) if lists else 1 + max(getitems.get(n, {0: None}))
                 outs = []
                 for i in range(count):
                     gi = getitems.get(n, {}).get(i)
