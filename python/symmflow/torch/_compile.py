@@ -100,6 +100,7 @@ class _Entry:
         self.program = None  # compiled on first use (export needs only the translation)
         self.out_spec = out_spec
         self.out_consts = out_consts  # per flat output: None (a graph output) or a baked constant
+        self.single = out_spec.type is None and out_consts == [None]  # the function returns one tensor
 
 
 class CompiledFunction:
@@ -128,17 +129,30 @@ class CompiledFunction:
         return functional_call(self.module, dict(zip(state_names, state)), tuple(args), kwargs)
 
     def _flat(self, args, kwargs):
+        """(state names, state tensors, flat arguments, their pytree spec or None).
+        Plain tensor arguments (the common call) skip torch's pytree: it costs
+        more than the whole replay of a small program."""
         names, state = self._state_tensors()
+        if not kwargs and all(isinstance(a, torch.Tensor) for a in args):
+            return names, state, list(args), None
         flat, spec = pytree.tree_flatten((list(args), dict(kwargs)))
         return names, state, flat, spec
 
-    def signature(self, *args, **kwargs):
+    def _prepare(self, args, kwargs):
+        """The signature of a call and the tensors it binds, in graph input order."""
         names, state, flat, spec = self._flat(args, kwargs)
-        return (tuple(names), tuple(_arg_key(t) for t in state), tuple(_arg_key(a) for a in flat), str(spec))
+        key = (tuple(names), tuple(map(_arg_key, state)), tuple(map(_arg_key, flat)),
+               len(flat) if spec is None else str(spec))
+        return key, state + [a for a in flat if isinstance(a, torch.Tensor)]
+
+    def signature(self, *args, **kwargs):
+        return self._prepare(args, kwargs)[0]
 
     # --- tracing ----------------------------------------------------------------------
     def _trace(self, args, kwargs):
         names, state, flat, spec = self._flat(args, kwargs)
+        if spec is None:
+            flat, spec = pytree.tree_flatten((list(args), dict(kwargs)))
         tensor_pos = [i for i, a in enumerate(flat) if isinstance(a, torch.Tensor)]
         examples = [_clone(t) for t in state] + [_clone(flat[i]) for i in tensor_pos]
         n_state = len(state)
@@ -175,8 +189,8 @@ class CompiledFunction:
         tr = _translate.translate(gm, self.name, examples, f"{self.name}.sf")
         return _Entry(tr, out_info["spec"], out_info["consts"])
 
-    def _entry(self, args, kwargs, compiled=True):
-        key = self.signature(*args, **kwargs)
+    def _entry(self, args, kwargs, compiled=True, key=None):
+        key = key if key is not None else self.signature(*args, **kwargs)
         e = self._cache.get(key)
         if e is None:
             e = self._translate(args, kwargs)
@@ -189,9 +203,9 @@ class CompiledFunction:
                 raise _C.Error(tr.where(str(err))) from None
         return e
 
-    def _sf_inputs(self, entry, args, kwargs):
-        _, state, flat, _ = self._flat(args, kwargs)
-        tensors = state + [a for a in flat if isinstance(a, torch.Tensor)]
+    def _sf_inputs(self, entry, args, kwargs, tensors=None):
+        if tensors is None:
+            tensors = self._prepare(args, kwargs)[1]
         ins = []
         for t, (kind, _, _) in zip(tensors, entry.translation.inputs):
             ins.append(_tensors.to_sf(t if kind == "dense" else _tensors.flat_base(t)))
@@ -199,14 +213,17 @@ class CompiledFunction:
         return ins
 
     def _outputs(self, entry, outs):
+        if entry.single:
+            return _tensors.from_sf(outs[0])
         it = iter(outs)
         flat = [_tensors.from_sf(next(it)) if c is None else c for c in entry.out_consts]
         return pytree.tree_unflatten(flat, entry.out_spec)
 
     # --- the user's API -----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        e = self._entry(args, kwargs)
-        return self._outputs(e, e.program.run(self._sf_inputs(e, args, kwargs)))
+        key, tensors = self._prepare(args, kwargs)
+        e = self._entry(args, kwargs, key=key)
+        return self._outputs(e, e.program.run(self._sf_inputs(e, args, kwargs, tensors)))
 
     def explain(self, *args, **kwargs):
         """What `symmflow run --explain` prints for the program these arguments compile to."""

@@ -51,6 +51,8 @@ def merge(texts):
     world = len(texts)
     if all(t == texts[0] for t in texts):
         return texts[0]
+    note = (f"# exported from {world} ranks: integers that differ by rank are written as the first expression "
+            f"over rank and world that fits these {world} ranks; run it with --nproc {world}\n")
     toks = [_tokens(t) for t in texts]
     out = []
     for i, t0 in enumerate(toks[0]):
@@ -73,7 +75,7 @@ def merge(texts):
                        f"holds one SPMD program")
     if any(len(tk) != len(toks[0]) for tk in toks):
         raise _C.Error("export: the ranks traced programs of different lengths; a .sf file holds one SPMD program")
-    return "".join(out)
+    return note + "".join(out)
 
 
 def export(fn, args, kwargs, path):
