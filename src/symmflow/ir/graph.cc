@@ -513,25 +513,146 @@ void Graph::set_op(Node* n, Operator& op) {
   if (!n->functional_) share_storage_sizes(n);
 }
 
-void Graph::append(Node* n) { order_.push_back(n); }
+// --- def-use lists ----------------------------------------------------------------
+
+void Graph::add_use(Value* v, Node* n, uint32_t k) {
+  n->use_pos_[k] = uint32_t(v->uses_.size());
+  v->uses_.push_back(Use{n, k});
+}
+
+// Swap-and-pop: the use that moves into the hole learns its new index.
+void Graph::drop_use(Value* v, Node* n, uint32_t k) {
+  auto& uses = v->uses_;
+  const uint32_t i = n->use_pos_[k];
+  SF_CHECK(i < uses.size() && uses[i] == (Use{n, k}), "def-use lists: operand {} of {} is not a use of %{}", k,
+           n->op_name(), v->name());
+  if (i + 1 != uses.size()) {
+    uses[i] = uses.back();
+    uses[i].user->use_pos_[uses[i].operand] = i;
+  }
+  uses.pop_back();
+}
+
+void Graph::hook(Node* n) {
+  SF_CHECK(!n->in_order_, "{} is in program order twice", n->op_name());
+  n->in_order_ = true;
+  n->use_pos_.clear();
+  uint32_t k = 0;
+  for (const auto& a : n->args_)
+    a.for_each_value([&](Value* v) {
+      n->use_pos_.push_back(0);
+      add_use(v, n, k++);
+    });
+}
+
+void Graph::unhook(Node* n) {
+  uint32_t k = 0;
+  for (const auto& a : n->args_) a.for_each_value([&](Value* v) { drop_use(v, n, k++); });
+  n->in_order_ = false;
+}
+
+void Graph::set_arg(Node* n, size_t i, Arg a) {
+  SF_CHECK(i < n->args_.size(), "{}: no argument {}", n->op_name(), i);
+  if (!n->in_order_) {
+    n->args_[i] = std::move(a);
+    return;
+  }
+  // The operands before argument i keep their numbers; those from i on are
+  // renumbered, so the node is unhooked and hooked again (O(its operands)).
+  unhook(n);
+  n->args_[i] = std::move(a);
+  hook(n);
+}
+
+void Graph::set_value_at(Node* n, const WriteSlot& s, Value* v) {
+  Arg& a = n->args_.at(s.arg);
+  Arg& e = s.elem < 0 ? a : a.elems.at(size_t(s.elem));
+  SF_CHECK(e.kind == Arg::Kind::Value, "{}: argument {} is not a value", n->op_name(), s.arg);
+  if (e.value == v) return;
+  if (!n->in_order_) {
+    e.value = v;
+    return;
+  }
+  // The slot's operand number: the values of the arguments before it, and of
+  // the list elements before it.
+  uint32_t k = 0;
+  for (size_t i = 0; i < s.arg; ++i) n->args_[i].for_each_value([&](Value*) { ++k; });
+  if (s.elem >= 0)
+    for (int64_t j = 0; j < s.elem; ++j) a.elems[size_t(j)].for_each_value([&](Value*) { ++k; });
+  drop_use(e.value, n, k);
+  e.value = v;
+  add_use(v, n, k);
+}
+
+void Graph::set_outputs(std::vector<Value*> outs) {
+  for (Value* v : outputs_) --v->returned_;
+  outputs_ = std::move(outs);
+  for (Value* v : outputs_) ++v->returned_;
+}
+
+void Graph::append(Node* n) {
+  hook(n);
+  order_.push_back(n);
+}
 
 void Graph::insert_before(Node* before, Node* n) {
   auto it = before ? std::find(order_.begin(), order_.end(), before) : order_.end();
+  hook(n);
   order_.insert(it, n);
 }
 
-void Graph::set_order(std::vector<Node*> order) { order_ = std::move(order); }
+void Graph::set_order(std::vector<Node*> order) {
+  const uint64_t mark = ++order_epoch_;
+  for (Node* n : order) {
+    SF_CHECK(n->mark_ != mark, "set_order @{}: {} appears twice", name_, n->op_name());
+    n->mark_ = mark;
+  }
+  for (Node* n : order_)
+    if (n->mark_ != mark) unhook(n);
+  for (Node* n : order)
+    if (!n->in_order_) hook(n);
+  order_ = std::move(order);
+}
 
-void Graph::remove(Node* n) { order_.erase(std::remove(order_.begin(), order_.end(), n), order_.end()); }
+void Graph::remove(Node* n) {
+  auto it = std::find(order_.begin(), order_.end(), n);
+  if (it == order_.end()) return;
+  order_.erase(it);
+  unhook(n);
+}
 
-void Graph::replace_uses(Value* from, Value* to, size_t from_pos) {
-  for (size_t i = from_pos; i < order_.size(); ++i)
-    for (auto& a : order_[i]->args_)
+size_t Graph::replace_uses(Value* from, Value* to, const std::function<bool(const Node*)>& where) {
+  if (from == to) return 0;
+  size_t replaced = 0;
+  auto operand = [](Node* n, uint32_t k) -> Value*& {
+    Value** found = nullptr;
+    uint32_t i = 0;
+    for (auto& a : n->args_)
       a.for_each_value_mut([&](Value*& v) {
-        if (v == from) v = to;
+        if (i++ == k) found = &v;
       });
-  for (auto& o : outputs_)
-    if (o == from) o = to;
+    return *found;
+  };
+  for (size_t i = 0; i < from->uses_.size();) {
+    const Use u = from->uses_[i];
+    if (where && !where(u.user)) {
+      ++i;
+      continue;
+    }
+    drop_use(from, u.user, u.operand);  // the last use moves to i
+    operand(u.user, u.operand) = to;
+    add_use(to, u.user, u.operand);
+    ++replaced;
+  }
+  if (from->returned_ > 0)
+    for (auto& o : outputs_)
+      if (o == from) {
+        o = to;
+        --from->returned_;
+        ++to->returned_;
+        ++replaced;
+      }
+  return replaced;
 }
 
 IValue Graph::materialize(const Arg& a, std::span<const IValue> env) const {
@@ -588,10 +709,12 @@ std::unique_ptr<Graph> Graph::clone() const {
       c->outputs_.push_back(v);
       map[size_t(o->id())] = v;
     }
-    g->order_.push_back(c.get());
+    g->append(c.get());
     g->owned_.push_back(std::move(c));
   }
-  for (Value* o : outputs_) g->outputs_.push_back(map[size_t(o->id())]);
+  std::vector<Value*> outs;
+  for (Value* o : outputs_) outs.push_back(map[size_t(o->id())]);
+  g->set_outputs(std::move(outs));
   return g;
 }
 

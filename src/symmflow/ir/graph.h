@@ -17,6 +17,7 @@
 // nothing: they run on copies of their written arguments and return the new values.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -61,6 +62,15 @@ struct TensorType {
 
 enum class ValueKind : uint8_t { Tensor, Int, Float, Bool };
 
+// One use of a value: a node in program order that reads it, and which of the
+// node's operands it is (its arguments' values flattened in order, as
+// Arg::for_each_value visits them; `aten::add(%x, %x)` uses %x as operands 0 and 1).
+struct Use {
+  Node* user = nullptr;
+  uint32_t operand = 0;
+  bool operator==(const Use&) const = default;
+};
+
 class Value {
  public:
   int id() const { return id_; }
@@ -78,9 +88,19 @@ class Value {
   void set_symmetric(bool s) { symmetric_ = s; }
   // Bytes of the storage this value views (its own, or the viewed value's).
   int64_t storage_size() const { return storage_size_; }
+  // Its def-use list: every operand of a node in program order that reads it, in
+  // no particular order. The Graph keeps it through every mutation (argument
+  // edits, insertion, removal, reordering, replace_uses), so finding or
+  // replacing a value's uses costs O(uses), not O(graph). Nodes made but not in
+  // program order (Graph::make_node before append) are not uses.
+  const std::vector<Use>& uses() const { return uses_; }
+  // How many of the graph's returned values are this one.
+  int returned() const { return returned_; }
 
  private:
   friend class Graph;
+  std::vector<Use> uses_;
+  int returned_ = 0;
   int id_ = 0;
   std::string name_;
   ValueKind kind_ = ValueKind::Tensor;
@@ -162,7 +182,8 @@ class Node {
   Operator& op() const { return *op_; }
   const FunctionSchema& schema() const { return op_->schema(); }
   std::string op_name() const { return op_->full_name(); }
-  std::vector<Arg>& args() { return args_; }
+  // Read-only: arguments change through the Graph (set_arg, set_value_at,
+  // map_operands), which keeps the def-use lists.
   const std::vector<Arg>& args() const { return args_; }
   const Arg& arg(size_t i) const { return args_.at(i); }
   // Whether argument i was written in the source (the printer omits the others,
@@ -209,6 +230,11 @@ class Node {
   std::vector<Value*> outputs_;
   void invalidate() { classified_ = false; }
   void classify() const;
+  // Def-use bookkeeping (Graph): whether the node is in program order (its
+  // operands are uses), and for each operand its index in the value's uses().
+  bool in_order_ = false;
+  uint64_t mark_ = 0;
+  std::vector<uint32_t> use_pos_;
 
   bool functional_ = false;
   size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
@@ -246,7 +272,7 @@ class Graph {
   Value* add_scalar_input(std::string name, ValueKind kind);
   const std::vector<Value*>& inputs() const { return inputs_; }
   const std::vector<Value*>& outputs() const { return outputs_; }
-  void set_outputs(std::vector<Value*> outs) { outputs_ = std::move(outs); }
+  void set_outputs(std::vector<Value*> outs);
   // The declared result types (the signature); checked against outputs by verify().
   const std::vector<TensorType>& output_types() const { return output_types_; }
   void set_output_types(std::vector<TensorType> t) { output_types_ = std::move(t); }
@@ -271,6 +297,7 @@ class Graph {
   void append(Node* n);
   // Inserts n before `before` in program order (at the end when before is null).
   void insert_before(Node* before, Node* n);
+  // The new order may drop nodes and add made ones: O(old + new) either way.
   void set_order(std::vector<Node*> order);
   // Re-derives every result's layout (strides, offset) from its arguments'
   // current types with the Meta kernels, in program order: a pass that changes
@@ -280,9 +307,30 @@ class Graph {
   // Removes n from program order (it stays owned by the graph until cleanup()).
   void remove(Node* n);
 
-  // Replaces every use of `from` by `to` in nodes at or after `from_pos` (an index
-  // in program order; 0 = everywhere) and in the outputs.
-  void replace_uses(Value* from, Value* to, size_t from_pos = 0);
+  // Replaces every use of `from` by `to`, in the uses whose node `where` accepts
+  // (all of them when `where` is empty), and in the returned values: O(uses).
+  // Returns how many it replaced.
+  size_t replace_uses(Value* from, Value* to, const std::function<bool(const Node*)>& where = {});
+
+  // Argument edits. Each keeps the def-use lists of the values it unhooks and
+  // hooks; on a node not in program order it only edits.
+  void set_arg(Node* n, size_t i, Arg a);                 // argument i
+  void set_value_at(Node* n, const WriteSlot& s, Value* v);  // a value argument or list element
+  // Replaces every operand v of n by f(v).
+  template <class F>
+  void map_operands(Node* n, F&& f) {
+    uint32_t k = 0;
+    for (auto& a : n->args_)
+      a.for_each_value_mut([&](Value*& v) {
+        Value* to = f(v);
+        if (to != v) {
+          if (n->in_order_) drop_use(v, n, k);
+          v = to;
+          if (n->in_order_) add_use(v, n, k);
+        }
+        ++k;
+      });
+  }
   // An unused name: `_N` for the hint "_", else `hint.N` (`%y.1`, `%y.2`: the
   // versions of %y that passes create).
   std::string fresh_name(std::string_view hint);
@@ -306,6 +354,12 @@ class Graph {
 
  private:
   Value* new_value(std::string name, TensorType type, ValueKind kind = ValueKind::Tensor);
+  // A node entering program order hooks its operands into their values' uses;
+  // one leaving unhooks them. add/drop one operand k of n reading v: O(1).
+  void hook(Node* n);
+  void unhook(Node* n);
+  static void add_use(Value* v, Node* n, uint32_t k);
+  static void drop_use(Value* v, Node* n, uint32_t k);
   void infer_outputs(Node* n, std::vector<std::string> out_names);
   void share_storage_sizes(Node* n);
 
@@ -320,6 +374,7 @@ class Graph {
   std::unordered_map<std::string, Value*> by_name_;
   size_t next_fresh_ = 0;
   std::unordered_map<std::string, int> next_version_;
+  uint64_t order_epoch_ = 0;  // set_order's marks
   MemoryPlan plan_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <unordered_map>
 #include <unordered_set>
 
 #include "symmflow/library/bind.h"
@@ -14,6 +15,46 @@ namespace {
 std::string where(const Graph& g, const Node& n) {
   return fmt::format("{}:{}:{}: {}", g.file().empty() ? "<graph>" : g.file(), n.loc().line, n.loc().col,
                      n.op_name());
+}
+
+// Def-use lists (Value::uses): each value lists exactly the operands of nodes in
+// program order that read it, and counts how often it is returned. Recomputed
+// from the arguments, so a mutation that forgot to update a list fails here.
+void verify_uses(const Graph& g, std::string_view after) {
+  auto fail = [&](const std::string& why) {
+    throw Error(fmt::format("verifier (after {}): @{}: def-use lists: {}", after, g.name(), why));
+  };
+  std::unordered_map<const Node*, std::vector<const Value*>> operands;  // nulled once listed
+  for (const Node* n : g.nodes()) {
+    auto& ops = operands[n];
+    for (const auto& a : n->args()) a.for_each_value([&](Value* v) { ops.push_back(v); });
+  }
+  for (size_t i = 0; i < g.num_values(); ++i) {
+    const Value* v = g.value(i);
+    for (const Use& u : v->uses()) {
+      auto it = operands.find(u.user);
+      if (it == operands.end())
+        fail(fmt::format("%{} lists a use by {}, which is not in program order", v->name(), u.user->op_name()));
+      if (u.operand >= it->second.size() || it->second[u.operand] != v)
+        fail(fmt::format("%{} lists operand {} of {}, which {}", v->name(), u.operand, where(g, *u.user),
+                         u.operand < it->second.size() && !it->second[u.operand] ? "it lists twice"
+                                                                                   : "reads another value"));
+      it->second[u.operand] = nullptr;
+    }
+  }
+  for (const Node* n : g.nodes())
+    for (size_t k = 0; k < operands[n].size(); ++k)
+      if (const Value* v = operands[n][k])
+        fail(fmt::format("operand {} of {} reads %{}, which does not list that use", k, where(g, *n), v->name()));
+  std::unordered_map<const Value*, int> returned;
+  for (const Value* v : g.outputs()) ++returned[v];
+  for (size_t i = 0; i < g.num_values(); ++i) {
+    const Value* v = g.value(i);
+    const int expected = returned.count(v) ? returned[v] : 0;
+    if (v->returned() != expected)
+      fail(fmt::format("%{} is returned {} time{}, its count says {}", v->name(), expected, expected == 1 ? "" : "s",
+                       v->returned()));
+  }
 }
 
 }  // namespace
@@ -85,6 +126,7 @@ void verify(const Graph& g, std::string_view after) {
       throw Error(fmt::format("verifier (after {}): return value {} (%{}) is {}, the signature says {}", after, i,
                               v->name(), v->type().str(), types[i].str()));
   }
+  verify_uses(g, after);
 }
 
 }  // namespace symmflow::ir

@@ -5,7 +5,9 @@
 // - every value is defined once, before its uses, by a node in program order or
 //   as a graph input; the outputs are defined;
 // - types: running the op's Meta kernel again gives the recorded result types;
-// - the returned values have the signature's dtypes and sizes.
+// - the returned values have the signature's dtypes and sizes;
+// - every value's def-use list (Value::uses, returned) is exactly what the
+//   arguments and outputs say.
 // A failure is an Error naming the pass, the node (`file:line:col`, op) and why.
 #pragma once
 #include <string_view>

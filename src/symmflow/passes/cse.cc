@@ -41,10 +41,10 @@ bool CommonSubexpressionElimination::run(ir::Graph& g) {
   std::vector<ir::Node*> kept;
   bool changed = false;
   for (ir::Node* n : g.nodes()) {
-    for (auto& a : n->args())
-      a.for_each_value_mut([&](ir::Value*& v) {
-        if (auto it = subst.find(v); it != subst.end()) v = it->second;
-      });
+    g.map_operands(n, [&](ir::Value* v) {
+      auto it = subst.find(v);
+      return it == subst.end() ? v : it->second;
+    });
     if (is_effect(*n) || n->functional() || is_factory(*n)) {
       kept.push_back(n);
       continue;

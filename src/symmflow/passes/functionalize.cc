@@ -128,7 +128,7 @@ class Functionalizer {
   }
 
   void substitute_args(Node* n) {
-    for (auto& a : n->args()) a.for_each_value_mut([&](Value*& v) { v = get(v); });
+    g_.map_operands(n, [&](Value* v) { return get(v); });
   }
 
   // Writes `value` into the newest version of a's storage where a looks.
@@ -161,7 +161,10 @@ class Functionalizer {
     // storage's newest version (every version has the storage's layout), not a
     // copy that holds only the input view's elements.
     if (is_as_strided(*n) && n->arg(0).kind == Arg::Kind::Value && root(original_input_[n])) {
-      read_storage(n->args(), original_input_[n]);
+      std::vector<Arg> args = n->args();
+      read_storage(args, original_input_[n]);
+      g_.set_arg(n, 0, std::move(args[0]));
+      g_.set_arg(n, 3, std::move(args[3]));
       n->mark_given(3);
     }
     emit(n);
@@ -258,7 +261,7 @@ class Functionalizer {
   void wait(Node* n) {
     Value* x = n->arg(0).value;
     Value* raw = at(map_, x) ? at(map_, x) : get(x);
-    n->args()[0] = Arg(raw);
+    g_.set_arg(n, 0, Arg(raw));
     emit(n);
     Value* w = n->output(0);
     Value* r = root(x);

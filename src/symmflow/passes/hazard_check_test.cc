@@ -191,8 +191,8 @@ bool same_bytes(const std::vector<Value*>& roots, const Value* a, const Value* b
 
 std::vector<Value*> tensor_args(Node* n) {
   std::vector<Value*> out;
-  for (auto& a : n->args())
-    a.for_each_value_mut([&](Value* v) {
+  for (const auto& a : n->args())
+    a.for_each_value([&](Value* v) {
       if (v->is_tensor()) out.push_back(v);
     });
   return out;

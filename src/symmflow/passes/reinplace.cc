@@ -165,7 +165,7 @@ class Reinplacer {
     return v;
   }
   void substitute(Node* n) {
-    for (auto& a : n->args()) a.for_each_value_mut([&](Value*& v) { v = resolve(v); });
+    g_.map_operands(n, [&](Value* v) { return resolve(v); });
   }
 
   // The as_strided_scatter that writes `result` back exactly where `target` looks
@@ -279,8 +279,7 @@ class Reinplacer {
       c->set_note(fmt::format("copy: %{} is read after {} writes it", target->name(), n->op_name()));
       g_.name_after(c->output(0), target);
       order->push_back(c);
-      Arg& slot = slots[i]->elem < 0 ? n->args()[slots[i]->arg] : n->args()[slots[i]->arg].elems[size_t(slots[i]->elem)];
-      slot = Arg(c->output(0));
+      g_.set_value_at(n, *slots[i], c->output(0));
       unite(result, c->output(0));
       result->set_type(c->output(0)->type());
     }

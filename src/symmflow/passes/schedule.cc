@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "symmflow/ir/alias.h"
 #include "symmflow/library/dispatcher.h"
@@ -22,48 +23,58 @@ bool is_tensor_value(const Value* v) { return v && v->is_tensor(); }
 // Gives every collective result a c10d::wait_tensor and makes every later use
 // read the wait's result, so that the executor may run the collective
 // asynchronously. A wait that exists already but comes after another use of the
-// result moves up to just after the collective.
+// result moves up to just after the collective. Linear: a result's first wait
+// and its other uses come from its def-use list, and the order is rebuilt once.
 bool add_waits(ir::Graph& g) {
   Operator& wait_op = Dispatcher::instance().get("c10d::wait_tensor");
-  bool changed = false;
-  std::vector<Node*> order = g.nodes();
-  for (size_t i = 0; i < order.size(); ++i) {
-    Node* n = order[i];
+  const std::vector<Node*> order = g.nodes();
+  std::unordered_map<const Node*, size_t> pos;
+  for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
+  std::unordered_map<const Node*, std::vector<Node*>> waits_after;  // placed right after the node
+  std::unordered_set<const Node*> moved;
+  bool replaced = false;
+  for (Node* n : order) {
     if (comm_kind(*n) != CommKind::collective) continue;
     for (Value* o : n->outputs()) {
       if (!o->is_tensor()) continue;
       // The first wait on o, and whether o is read before it by anything else.
       Node* wait = nullptr;
-      bool used_before = false;
-      for (size_t j = i + 1; j < order.size() && !wait; ++j) {
-        bool uses = false;
-        for (const auto& a : order[j]->args()) a.for_each_value([&](Value* v) { uses |= v == o; });
-        if (!uses) continue;
-        if (comm_kind(*order[j]) == CommKind::wait && order[j]->arg(0).value == o)
-          wait = order[j];
-        else
-          used_before = true;
+      size_t wait_at = order.size(), first_use = order.size();
+      for (const ir::Use& u : o->uses()) {
+        const size_t at = pos.at(u.user);
+        first_use = std::min(first_use, at);
+        if (at < wait_at && comm_kind(*u.user) == CommKind::wait && u.user->arg(0).value == o) {
+          wait = u.user;
+          wait_at = at;
+        }
       }
-      if (wait && !used_before) {
-        // Later uses of o itself would read it before the wait in a schedule
-        // that delays the wait: they read the wait's result instead.
-        size_t at = size_t(std::find(order.begin(), order.end(), wait) - order.begin());
-        g.replace_uses(o, wait->output(0), at + 1);
-        continue;
+      const bool used_before = first_use < wait_at;
+      if (!wait || used_before) {
+        if (wait) {
+          moved.insert(wait);
+        } else {
+          wait = g.make_node(wait_op, {ir::Arg(o)}, false, n->loc());
+          g.name_after(wait->output(0), o);
+        }
+        auto& after = waits_after[n];
+        after.insert(after.begin(), wait);  // the last result's wait comes first
       }
-      if (wait) {
-        g.remove(wait);
-      } else {
-        wait = g.make_node(wait_op, {ir::Arg(o)}, false, n->loc());
-        g.name_after(wait->output(0), o);
-      }
-      g.insert_before(i + 1 < g.nodes().size() ? g.nodes()[i + 1] : nullptr, wait);
-      order = g.nodes();
-      g.replace_uses(o, wait->output(0), i + 2);
-      changed = true;
+      // Later uses of o itself would read it before the wait in a schedule
+      // that delays the wait: they read the wait's result instead.
+      replaced |= g.replace_uses(o, wait->output(0), [&](const Node* u) { return u != wait; }) > 0;
     }
   }
-  return changed;
+  if (waits_after.empty()) return replaced;
+  std::vector<Node*> out;
+  out.reserve(order.size() + waits_after.size());
+  for (Node* n : order) {
+    if (moved.count(n)) continue;
+    out.push_back(n);
+    if (auto it = waits_after.find(n); it != waits_after.end())
+      out.insert(out.end(), it->second.begin(), it->second.end());
+  }
+  g.set_order(std::move(out));
+  return true;
 }
 
 // Bytes of a storage one value covers, for rule 2.
@@ -295,6 +306,8 @@ std::string explain_overlap(const ir::Graph& g) {
     for (const Value* v : n->outputs()) outs.push_back("%" + v->name());
     return fmt::format("{}{}{}", outs.empty() ? "" : fmt::format("{} = ", fmt::join(outs, ", ")), n->op_name(), where(n));
   };
+  std::unordered_map<const Node*, size_t> pos;
+  for (size_t i = 0; i < nodes.size(); ++i) pos[nodes[i]] = i;
   std::string s;
   int count = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -302,7 +315,7 @@ std::string explain_overlap(const ir::Graph& g) {
     if (it == pairs.waits_of.end()) continue;
     ++count;
     size_t last = i;
-    for (const Node* w : it->second) last = std::max(last, size_t(std::find(nodes.begin(), nodes.end(), w) - nodes.begin()));
+    for (const Node* w : it->second) last = std::max(last, pos.at(w));
     // The kernels that run while it is in flight (views cost nothing: not listed).
     std::vector<std::string> compute;
     for (size_t j = i + 1; j < last; ++j)

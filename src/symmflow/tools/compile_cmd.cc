@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "symmflow/exec/explain.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
 #include "symmflow/library/plugin.h"
@@ -42,7 +43,7 @@ int run_compile(const CompileOptions& o) {
     apply_schedule_flags(o.schedule, &p);
     passes::optimize(*g, p);
     if (o.dump_ir.empty()) fmt::print("{}", ir::print_graph(*g, {.types = true}));
-    if (o.explain) fmt::print("{}", explain(*g));
+    if (o.explain) fmt::print("{}", exec::explain(*g));
     if (!o.dot.empty()) {
       std::ofstream f(o.dot);
       f << to_dot(*g);

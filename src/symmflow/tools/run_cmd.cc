@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "symmflow/exec/explain.h"
 #include "symmflow/exec/program_runner.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
@@ -144,7 +145,7 @@ int rank_body(const RunOptions& o) {
       po.placement = req.placement;
       apply_schedule_flags(o.schedule, &po);
       passes::optimize(*g, po);
-      fmt::print("{}", explain(*g));
+      fmt::print("{}", exec::explain(*g));
     }
     if (req.trace) write_trace(o.trace, world.size());
     if (!o.json.empty()) {
