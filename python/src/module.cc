@@ -20,6 +20,7 @@
 #include "dlpack_bridge.h"
 #include "symmflow/core/error.h"
 #include "symmflow/exec/compiled_program.h"
+#include "symmflow/exec/explain.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/exec/timeline.h"
 #include "symmflow/frontend/tracer.h"
@@ -34,7 +35,6 @@
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
-#include "symmflow/tools/ir_dump.h"
 
 namespace py = pybind11;
 using namespace symmflow;
@@ -141,7 +141,7 @@ class Program {
     if (max_in_flight > 0) po.schedule.max_in_flight = max_in_flight;
     po.check_hazards = po.check_hazards || verify;
     passes::optimize(*g, po);
-    explain_ = tools::explain(*g);
+    explain_ = exec::explain(*g);
     prog_ = std::make_unique<exec::CompiledProgram>(std::move(g));
   }
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
