@@ -151,10 +151,10 @@ void ProgramArenas::check_sentinels(const std::vector<int>& ids, const ir::Graph
 }
 
 std::shared_ptr<Storage> PlannedAllocator::allocate(size_t nbytes) {
-  if (!planned_.empty() && planned_.front()->nbytes() == nbytes) {
-    auto s = planned_.front();
-    planned_.pop_front();
-    return s;
+  if (!results_.empty() && results_.front().nbytes == nbytes) {
+    auto s = std::move(results_.front().planned);
+    results_.pop_front();
+    if (s) return s;
   }
   return fallback_.allocate(nbytes);
 }

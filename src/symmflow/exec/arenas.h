@@ -37,17 +37,24 @@ class ProgramArenas {
   std::unordered_map<int, ir::BufferSlot> plan_;
 };
 
-// Hands a node's planned buffers to its kernel: each allocation of the planned
-// size takes the next one, anything else (a kernel's temporary, an unplanned
-// result) comes from `fallback`.
+// Hands a node's planned buffers to its kernel: each allocation of the next
+// result's size takes that result's entry, anything else (a kernel's temporary)
+// comes from `fallback`. A result the plan leaves out (a returned one) has an
+// entry without storage: its allocation comes from `fallback` too, and does not
+// take the buffer of a later result of the same size (native_layer_norm returns
+// its mean and drops its rstd, both [rows, 1]).
 class PlannedAllocator : public Allocator {
  public:
-  PlannedAllocator(std::deque<std::shared_ptr<Storage>> planned, Allocator& fallback)
-      : planned_(std::move(planned)), fallback_(fallback) {}
+  struct Result {
+    std::shared_ptr<Storage> planned;  // null: not planned
+    size_t nbytes = 0;
+  };
+  PlannedAllocator(std::deque<Result> results, Allocator& fallback)
+      : results_(std::move(results)), fallback_(fallback) {}
   std::shared_ptr<Storage> allocate(size_t nbytes) override;
 
  private:
-  std::deque<std::shared_ptr<Storage>> planned_;
+  std::deque<Result> results_;
   Allocator& fallback_;
 };
 

@@ -40,7 +40,7 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
   const auto pairs = passes::async_pairs(*g_);
   std::unordered_map<const ir::Node*, int> step_of;
   for (const ir::Node* n : g_->nodes()) {
-    Step s{n, {}, false, algo_named(n->algorithm())};
+    Step s{n, {}, {}, false, algo_named(n->algorithm())};
     step_of[n] = int(steps_.size());
     s.start_async = passes::comm_kind(*n) == passes::CommKind::collective && pairs.waits_of.count(n);
     const ir::Node* comm = passes::issues_comm(*n) ? n : nullptr;
@@ -54,6 +54,7 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
     if (!n->outputs().empty()) s.label += " %" + n->output(0)->name();
     for (const ir::Value* o : n->outputs()) {
       if (plan.slots.count(o->id())) s.planned.push_back(o->id());
+      if (roots[size_t(o->id())] == o && o->type().storage_bytes() > 0) s.fresh.push_back(o->id());
       // Results the plan cannot place (an opaque op's, or the copies a node still
       // in functional form makes) are allocated symmetric around the node.
       if (o->symmetric() && roots[size_t(o->id())] == o && (!passes::is_builtin_op(*n) || n->functional()))
@@ -142,9 +143,17 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
       run_node(*g_, *s.node, env_, scoped_.get(), &ctx);
     } else {
-      std::deque<std::shared_ptr<Storage>> planned;
-      for (int id : s.planned) planned.push_back(arenas_->storage(id));
-      PlannedAllocator alloc(std::move(planned), regular_allocator());
+      std::deque<PlannedAllocator::Result> results;
+      for (int id : s.fresh) {
+        if (std::find(s.planned.begin(), s.planned.end(), id) == s.planned.end()) {
+          results.push_back({nullptr, size_t(g_->value(size_t(id))->type().storage_bytes())});
+          continue;
+        }
+        auto storage = arenas_->storage(id);
+        const size_t nbytes = storage->nbytes();
+        results.push_back({std::move(storage), nbytes});
+      }
+      PlannedAllocator alloc(std::move(results), regular_allocator());
       if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
       run_node(*g_, *s.node, env_, &alloc, &ctx);
       if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);

@@ -68,6 +68,7 @@ class CompiledProgram {
   struct Step {
     const ir::Node* node;
     std::vector<int> planned;    // ids of the results that have a planned buffer, in order
+    std::vector<int> fresh;      // ids of the results with storage of their own (planned or not), in order
     bool scoped = false;         // an opaque custom op whose results must be symmetric
     dist::AllReduceAlgo algo = dist::AllReduceAlgo::automatic;
     bool start_async = false;  // a collective some wait completes (run with StartAsync)

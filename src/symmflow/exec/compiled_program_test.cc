@@ -7,6 +7,7 @@
 
 #include "symmflow/exec/input_fill.h"
 #include "symmflow/ir/parser.h"
+#include "symmflow/kernels/layer_norm.h"
 #include "symmflow/passes/pipeline.h"
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/world.h"
@@ -57,6 +58,29 @@ TEST(CompiledProgram, SymmetricBuffersKeepTheirAddressesFor100Runs) {
       SF_CHECK(out[0].data_ptr() != first[0].data_ptr(), "outputs must be the caller's");
       SF_CHECK(prog->stats().misplaced == 0, "a planned result landed elsewhere");
     }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// A returned result is not planned; a later result of the same size is. The
+// kernel allocates them in order, so the returned %mean must not take %rstd's
+// buffer (which %m3 reuses once %rstd is dead).
+TEST(CompiledProgram, ReturnedResultDoesNotTakeALaterResultsBuffer) {
+  int rc = runtime::launch_fn(1, [] {
+    dist::init();
+    auto prog = compile_text(R"(graph @ln(%x: f32[4, 8]) -> (f32[4, 1], f32[]) {
+  %y, %mean, %rstd = aten::native_layer_norm(%x, [8], None, None, 1e-05)
+  %m2 = aten::mul(%rstd, 3.0)
+  %m3 = aten::add(%m2, 1.0)
+  %s = aten::sum(%m3)
+  return %mean, %s
+})", 0, 1);
+    auto in = inputs_for(prog->graph(), 0);
+    auto out = prog->run(in);
+    Tensor want = kernels::native_layer_norm(in[0].to_tensor(), {8}, std::nullopt, std::nullopt, 1e-5).mean;
+    SF_CHECK(std::memcmp(out[0].data_ptr(), want.data_ptr(), want.nbytes()) == 0, "%mean was overwritten");
+    SF_CHECK(prog->stats().misplaced == 0, "a planned result landed elsewhere");
     return 0;
   });
   EXPECT_EQ(rc, 0);

@@ -221,7 +221,9 @@ static void classify_outputs(const Node& n, const std::vector<WriteSlot>& writes
     if (list) count = j && n.arg(*j).kind == Arg::Kind::List ? n.arg(*j).elems.size() : n.outputs().size() - out;
     for (size_t e = 0; e < count && out < n.outputs().size(); ++e, ++out) {
       std::optional<WriteSlot> s;
-      if (j) s = WriteSlot{*j, list ? int64_t(e) : -1};
+      // A list return aliases element e of a list argument, or, for a single
+      // tensor split into views (`Tensor(a -> *) self -> Tensor(a)[]`), all of it.
+      if (j) s = WriteSlot{*j, list && n.arg(*j).kind == Arg::Kind::List ? int64_t(e) : -1};
       if (s && written(*s)) {
         slots->push_back(s);
         aliases->push_back(std::nullopt);

@@ -251,24 +251,45 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   return r;
 }
 
+namespace {
+
+// beta * self + alpha * (a @ b) into a fresh [batch..., n, m]: addmm and baddbmm.
+Tensor add_product(const char* op, const Tensor& self, const Tensor& a, const Tensor& b,
+                   const Scalar& beta, const Scalar& alpha, Names n) {
+  check_dtypes(op, a, b);
+  SF_CHECK(self.dtype() == a.dtype(), "{}: expected self to have dtype {} like {}, got {}", op,
+           dtype_name(a.dtype()), n.a, self.type_string());
+  check_inner(n, a, b, a.size(-1), b.size(-2));
+  Shape so(a.sizes().begin(), a.sizes().end() - 1);
+  so.push_back(b.size(-1));
+  SF_CHECK(broadcast_shapes(self.sizes(), so) == so,
+           "{}: self {} does not broadcast to the product's shape {}", op, self.type_string(),
+           shape_to_string(so));
+  if (any_meta({&self, &a, &b})) return Tensor::meta(so, a.dtype());
+  Tensor out = Tensor::empty(so, a.dtype());
+  if (beta.to_double() != 0.0) copy_(out, self);
+  product(a, b, out, alpha, beta);
+  return out;
+}
+
+}  // namespace
+
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha) {
   SF_CHECK(mat1.dim() == 2 && mat2.dim() == 2,
            "addmm: expected 2-D mat1 and mat2, got {} and {}", mat1.type_string(),
            mat2.type_string());
-  check_dtypes("addmm", mat1, mat2);
-  SF_CHECK(self.dtype() == mat1.dtype(), "addmm: expected self to have dtype {} like mat1, got {}",
-           dtype_name(mat1.dtype()), self.type_string());
-  check_inner({"addmm", "mat1", "mat2"}, mat1, mat2, mat1.size(1), mat2.size(0));
-  Shape so{mat1.size(0), mat2.size(1)};
-  SF_CHECK(broadcast_shapes(self.sizes(), so) == so,
-           "addmm: self {} does not broadcast to the product's shape {}", self.type_string(),
-           shape_to_string(so));
-  if (any_meta({&self, &mat1, &mat2})) return Tensor::meta(so, mat1.dtype());
-  Tensor out = Tensor::empty(so, mat1.dtype());
-  if (beta.to_double() != 0.0) copy_(out, self);
-  product(mat1, mat2, out, alpha, beta);
-  return out;
+  return add_product("addmm", self, mat1, mat2, beta, alpha, {"addmm", "mat1", "mat2"});
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  SF_CHECK(batch1.dim() == 3 && batch2.dim() == 3,
+           "baddbmm: expected 3-D batch1 and batch2, got {} and {}", batch1.type_string(),
+           batch2.type_string());
+  SF_CHECK(batch1.size(0) == batch2.size(0), "baddbmm: batch sizes differ: {} and {}",
+           batch1.type_string(), batch2.type_string());
+  return add_product("baddbmm", self, batch1, batch2, beta, alpha, {"baddbmm", "batch1", "batch2"});
 }
 
 Tensor linear(const Tensor& x, const Tensor& weight, const std::optional<Tensor>& bias) {

@@ -30,6 +30,10 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 // self is not read (NaN in self does not propagate), as in PyTorch and BLAS.
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
              const Scalar& beta = Scalar(int64_t(1)), const Scalar& alpha = Scalar(int64_t(1)));
+// beta * self + alpha * (batch1 @ batch2), batched addmm: [b, n, k] @ [b, k, m];
+// self broadcasts to [b, n, m] and, with beta == 0, is not read.
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+               const Scalar& beta = Scalar(int64_t(1)), const Scalar& alpha = Scalar(int64_t(1)));
 // x [..., in] @ weight[out, in]^T (+ bias [out]) -> [..., out].
 Tensor linear(const Tensor& x, const Tensor& weight,
               const std::optional<Tensor>& bias = std::nullopt);

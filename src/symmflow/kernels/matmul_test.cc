@@ -189,6 +189,32 @@ TEST(Matmul, Addmm) {
   EXPECT_THROW(addmm(from({1, 2}, {2}, DType::f64), A(), B()), Error);
 }
 
+// Attention's scores: beta * bias + alpha * (q @ k^T), bias broadcast.
+TEST(Matmul, Baddbmm) {
+  Tensor A2 = stack({A(), from({2, 4, 6, 8, 10, 12}, {2, 3})});
+  Tensor B2 = stack({B(), B()});
+  Tensor bias = from({1, 2}, {2});  // broadcasts over [2, 2, 2]
+  EXPECT_EQ(values(baddbmm(bias, A2, B2, Scalar(2.0), Scalar(0.5))),
+            (std::vector<double>{31, 36, 71.5, 81, 60, 68, 141, 158}));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor bad = from({nan}, {1, 1, 1});
+  EXPECT_EQ(values(baddbmm(bad, A2, B2, Scalar(0.0))),  // beta 0: self not read
+            (std::vector<double>{58, 64, 139, 154, 116, 128, 278, 308}));
+  for (DType dt : {DType::f64, DType::bf16, DType::i64}) {
+    Tensor r = baddbmm(from({1}, {1}, dt), stack({A(dt)}), stack({B(dt)}));
+    EXPECT_EQ(r.dtype(), dt);
+    EXPECT_EQ(values(r), (std::vector<double>{59, 65, 140, 155}));
+  }
+  Tensor m = baddbmm(Tensor::meta({2}, DType::f32), Tensor::meta({3, 4, 5}, DType::f32),
+                     Tensor::meta({3, 5, 2}, DType::f32));
+  EXPECT_TRUE(m.is_meta());
+  EXPECT_EQ(m.sizes(), (Shape{3, 4, 2}));
+  EXPECT_THROW(baddbmm(bias, A(), B()), Error);                    // not 3-D
+  EXPECT_THROW(baddbmm(bias, A2, stack({B(), B(), B()})), Error);  // batch sizes differ
+  EXPECT_THROW(baddbmm(from({1, 2, 3}, {3}), A2, B2), Error);      // does not broadcast
+  EXPECT_THROW(baddbmm(from({1, 2}, {2}, DType::f64), A2, B2), Error);
+}
+
 TEST(Matmul, EmptyDims) {
   Tensor z = mm(Tensor::empty({2, 0}), Tensor::empty({0, 3}));
   EXPECT_EQ(z.sizes(), (Shape{2, 3}));

@@ -128,7 +128,8 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
 // ---- unary --------------------------------------------------------------------
 // X(name, functor, integer inputs become f32, dtypes it runs on)
 // neg/abs/relu keep integer dtypes; neg, abs and relu of bool are errors (PyTorch:
-// "abs_cpu" not implemented for 'Bool').
+// "abs_cpu" not implemented for 'Bool'). silu refuses integers and bool ("silu_cpu"
+// not implemented for 'Long'), and its out= must have exactly x's dtype.
 #define SF_POINTWISE_UNARY_OPS(X)                                      \
   X(neg, Neg, false, kIntsAndFloats)                                  \
   X(abs, Abs, false, kIntsAndFloats)                                  \
@@ -140,7 +141,8 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
   X(sin, Sin, true, kFloats)                                          \
   X(cos, Cos, true, kFloats)                                          \
   X(tanh, Tanh, true, kFloats)                                        \
-  X(sigmoid, Sigmoid, true, kFloats)
+  X(sigmoid, Sigmoid, true, kFloats)                                  \
+  X(silu, Silu, false, kFloats)
 
 #define SF_DECLARE_UNARY(name, F, to_float, dtypes)   \
   Tensor name(const Tensor& x);                       \

@@ -212,6 +212,10 @@ struct Tanh { template <typename T> T operator()(T x) const { return std::tanh(x
 struct Sigmoid {
   template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
 };
+// silu(x) = x * sigmoid(x), as PyTorch's CPU kernel spells it: x / (1 + exp(-x)).
+struct Silu {
+  template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
+};
 // max(x, 0) with NaN passing through and relu(-0.0) == -0.0 (PyTorch's clamp_min).
 struct Relu { template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; } };
 // gelu(x, approximate="none"): x * 0.5 * (1 + erf(x / sqrt(2))).

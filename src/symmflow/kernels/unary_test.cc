@@ -127,6 +127,28 @@ TEST(PointwiseUnary, IntegersPromoteToFloat) {
   EXPECT_TRUE(throws_with([] { neg(make1({1}, DType::boolean)); }, "bool tensor is not supported"));
 }
 
+// silu(x) = x / (1 + exp(-x)) in float (PyTorch's CPU kernel); integers and bool are
+// refused ("silu_cpu" not implemented for 'Long'), and out= takes no promotion.
+TEST(PointwiseUnary, Silu) {
+  EXPECT_EQ(values(silu(make1({0, 100, -200, INFINITY}))), V({0, 100, -0.0, INFINITY}));
+  EXPECT_TRUE(std::signbit(values(silu(make1({-200})))[0]));  // -200 / inf
+  EXPECT_TRUE(std::signbit(values(silu(make1({-0.0})))[0]));
+  EXPECT_TRUE(std::isnan(values(silu(make1({-INFINITY})))[0]));  // -inf / inf, as PyTorch
+  const float want = 0.75f / (1.0f + std::exp(-0.75f));
+  EXPECT_EQ(values(silu(make1({0.75})))[0], double(want));
+  EXPECT_TRUE(std::isnan(values(silu(make1({kNaN})))[0]));
+  Tensor b = make1({0.75}, DType::bf16);
+  EXPECT_EQ(values(silu(b))[0], double(float(BFloat16(want))));  // in float, rounded once
+  Tensor x = make1({1, -2});
+  silu_(x);
+  EXPECT_EQ(values(x)[1], double(-2.0f / (1.0f + std::exp(2.0f))));
+  EXPECT_TRUE(throws_with([] { silu(make1({1}, DType::i64)); }, "silu: not implemented for dtype i64"));
+  EXPECT_TRUE(throws_with([] { silu(make1({1}, DType::boolean)); }, "not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { silu(Tensor::meta({2}, DType::i32)); }, "not implemented for dtype i32"));
+  EXPECT_TRUE(throws_with([] { silu_out(Tensor::empty({1}, DType::f64), make1({1})); }, "Found dtype f64 but expected f32"));
+  EXPECT_TRUE(silu(Tensor::meta({2, 3}, DType::bf16)).is_meta());
+}
+
 // PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
 TEST(PointwiseUnary, AbsOfBoolIsAnError) {
   EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));

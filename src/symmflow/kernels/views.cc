@@ -132,6 +132,54 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   return slice(t, d, start, start + length, 1);
 }
 
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
+  SF_CHECK(t.dim() > 0, "split: expected at least a 1-dimensional tensor, got {}", t.type_string());
+  SF_CHECK(split_size >= 0, "split: expected a non-negative split_size, got split_size={}", split_size);
+  const int64_t d = wrap_dim(dim, t.dim());
+  const int64_t size = t.sizes()[d];
+  SF_CHECK(split_size != 0 || size == 0,
+           "split: split_size can only be 0 if dimension size is 0, but got dimension size of {}", size);
+  // An empty dim still gives one (empty) view.
+  const int64_t n = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < n; ++i)
+    out.push_back(narrow(t, d, i * split_size, std::min(split_size, size - i * split_size)));
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& split_sizes, int64_t dim) {
+  SF_CHECK(t.dim() > 0, "split_with_sizes: expected at least a 1-dimensional tensor, got {}",
+           t.type_string());
+  const int64_t d = wrap_dim(dim, t.dim());
+  const int64_t size = t.sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    SF_CHECK(s >= 0, "split_with_sizes: expected split_sizes to have only non-negative entries, got {}",
+             shape_to_string(split_sizes));
+    total += s;
+  }
+  SF_CHECK(total == size,
+           "split_with_sizes: expected split_sizes to sum exactly to {} (input tensor's size at "
+           "dimension {}), but got split_sizes={}",
+           size, d, shape_to_string(split_sizes));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(narrow(t, d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  SF_CHECK(t.dim() > 0, "chunk: expected at least a 1-dimensional tensor, got {}", t.type_string());
+  SF_CHECK(chunks > 0, "chunk: expected `chunks` to be greater than 0, got: {}", chunks);
+  const int64_t size = t.sizes()[wrap_dim(dim, t.dim())];
+  // An empty dim: `chunks` empty views (split would give one).
+  if (size == 0) return split_with_sizes(t, Shape(size_t(chunks), 0), dim);
+  return split(t, (size + chunks - 1) / chunks, dim);
+}
+
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   const int64_t a = wrap_dim(dim0, t.dim()), b = wrap_dim(dim1, t.dim());
   Shape sizes = t.sizes(), strides = t.strides();

@@ -13,6 +13,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "symmflow/core/tensor.h"
 
@@ -53,6 +54,16 @@ Tensor alias(const Tensor& t);
 // strides are an error (as PyTorch), on meta tensors too.
 Tensor as_strided(const Tensor& t, const Shape& sizes, const Shape& strides,
                   std::optional<int64_t> storage_offset = std::nullopt);
+
+// Consecutive narrow() views along dim, each `split_size` long (the last one
+// shorter): split(f32[3, 5], 2, 1) -> f32[3, 2], f32[3, 2], f32[3, 1]. A size
+// larger than the dim gives one view; 0 only splits an empty dim (PyTorch).
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim = 0);
+// Views of the given lengths, which must be >= 0 and sum to the dim's size.
+std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& split_sizes, int64_t dim = 0);
+// split() into ceil(size / chunks)-long views: at most `chunks` of them (fewer when
+// the sizes do not come out even: chunk(f32[4], 3) gives 2 views of 2), PyTorch's rule.
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
 
 // Helpers shared by other kernels.
 // Replaces a -1 in shape by the inferred size; errors name the shape and numel.

@@ -255,5 +255,44 @@ TEST(Views, MetaGivesMetaWithGeometry) {
   EXPECT_THROW(expand(m, {3, 3, 4}), Error);
 }
 
+// Every piece is a narrow() of the input: same storage, offsets along dim.
+TEST(Views, SplitChunkShareStorage) {
+  Tensor a = iota({3, 5});
+  auto s = split(a, 2, 1);
+  ASSERT_EQ(s.size(), 3u);
+  expect_geometry(s[0], {3, 2}, {5, 1}, 0);
+  expect_geometry(s[2], {3, 1}, {5, 1}, 4);
+  for (const Tensor& p : s) EXPECT_TRUE(p.shares_storage(a));
+  fill_(s[1], -1);
+  EXPECT_EQ(values(select(a, 0, 0)), (std::vector<double>{0, 1, -1, -1, 4}));
+  EXPECT_EQ(split(a, 10, 1).size(), 1u);
+  EXPECT_EQ(split(iota({0, 3}), 0).size(), 1u);  // an empty dim: one empty view
+  auto w = split_with_sizes(a, {1, 0, 4}, -1);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[1].sizes(), (Shape{3, 0}));
+  expect_geometry(w[2], {3, 4}, {5, 1}, 1);
+  // chunk: ceil(4 / 3) = 2 per view, so only 2 views; an empty dim keeps `chunks`.
+  EXPECT_EQ(chunk(iota({4}), 3).size(), 2u);
+  EXPECT_EQ(chunk(iota({5}), 5).size(), 5u);
+  EXPECT_EQ(chunk(iota({0, 2}), 3, 0).size(), 3u);
+  auto m = chunk(Tensor::meta({6, 4}, DType::bf16), 2, 0);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_TRUE(m[1].is_meta());
+  EXPECT_EQ(m[1].storage_offset(), 12);
+}
+
+// PyTorch's refusals.
+TEST(Views, SplitErrors) {
+  Tensor a = iota({3, 4});
+  EXPECT_THROW(split(a, 0, 1), Error);              // 0 only for an empty dim
+  EXPECT_THROW(split(a, -1, 1), Error);
+  EXPECT_THROW(split(iota({}), 1), Error);          // 0-dim
+  EXPECT_THROW(split(a, 1, 2), Error);              // dim out of range
+  EXPECT_THROW(split_with_sizes(a, {1, 2}, 1), Error);   // sums to 3, not 4
+  EXPECT_THROW(split_with_sizes(a, {5, -1}, 1), Error);
+  EXPECT_THROW(chunk(a, 0, 1), Error);
+  EXPECT_THROW(chunk(iota({}), 1), Error);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

@@ -147,6 +147,18 @@ void register_copy(Library& m) {
   impl_both(m, "zero_", [](OpContext&, Args a) -> Results { return {k::zero_(tensor_arg(a, 0))}; });
   impl_both(m, "clone", [](OpContext&, Args a) -> Results { return {k::clone(tensor_arg(a, 0))}; });
   impl_both(m, "contiguous", [](OpContext&, Args a) -> Results { return {k::contiguous(tensor_arg(a, 0))}; });
+  // make_fx's spellings of a copy: torch.tensor(...) constants, and .float() /
+  // .to(dtype). symmflow has one device and one layout, so _to_copy converts the
+  // dtype only; its result is contiguous (PyTorch keeps a dense input's strides:
+  // the values are the same).
+  m.def("lift_fresh_copy(Tensor self) -> Tensor");
+  m.def("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+        "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor");
+  impl_both(m, "lift_fresh_copy", [](OpContext&, Args a) -> Results { return {k::clone(tensor_arg(a, 0))}; });
+  impl_both(m, "_to_copy", [](OpContext&, Args a) -> Results {
+    const Tensor& x = tensor_arg(a, 0);
+    return {k::to_dtype(x, opt_dtype_arg(a, 1).value_or(x.dtype()))};
+  });
 }
 
 }  // namespace

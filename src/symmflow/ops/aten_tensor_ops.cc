@@ -30,6 +30,33 @@ void register_views(Library& m) {
   m.def("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)");
   m.def("alias(Tensor(a) self) -> Tensor(a)");
   m.def("as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)");
+  // What make_fx records for reshape (a view with the strides it computed) and detach.
+  m.def("_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)");
+  m.def("detach(Tensor(a) self) -> Tensor(a)");
+  m.def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
+  m.def("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]");
+  m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]");
+  impl_both(m, "_reshape_alias", [](OpContext&, Args a) -> Results {
+    return {k::as_strided(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2))};
+  });
+  impl_both(m, "detach", [](OpContext&, Args a) -> Results { return {k::alias(tensor_arg(a, 0))}; });
+  impl_both(m, "split.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::split(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())};
+  });
+  impl_both(m, "split_with_sizes", [](OpContext&, Args a) -> Results {
+    return {k::split_with_sizes(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_int())};
+  });
+  impl_both(m, "chunk", [](OpContext&, Args a) -> Results {
+    return {k::chunk(tensor_arg(a, 0), a[1].to_int(), a[2].to_int())};
+  });
+  // PyTorch's _unsafe_view shares self's storage, but its schema declares a fresh
+  // result, and the compiler plans buffers by schema (a hidden alias would let the
+  // planner reuse self's buffer under it). So it is view()'s check and result,
+  // copied: same values and errors, own storage.
+  m.def("_unsafe_view(Tensor self, SymInt[] size) -> Tensor");
+  impl_both(m, "_unsafe_view", [](OpContext&, Args a) -> Results {
+    return {k::clone(k::view(tensor_arg(a, 0), int_list_arg(a, 1)))};
+  });
   impl_both(m, "view", [](OpContext&, Args a) -> Results { return {k::view(tensor_arg(a, 0), int_list_arg(a, 1))}; });
   impl_both(m, "reshape", [](OpContext&, Args a) -> Results { return {k::reshape(tensor_arg(a, 0), int_list_arg(a, 1))}; });
   impl_both(m, "slice.Tensor", [](OpContext&, Args a) -> Results {
@@ -109,6 +136,10 @@ void register_matmul(Library& m) {
   m.def("matmul(Tensor self, Tensor other) -> Tensor");
   m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
+  m.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  impl_both(m, "baddbmm", [](OpContext&, Args a) -> Results {
+    return {k::baddbmm(tensor_arg(a, 0), tensor_arg(a, 1), tensor_arg(a, 2), scalar_arg(a, 3), scalar_arg(a, 4))};
+  });
   impl_both(m, "mm", [](OpContext&, Args a) -> Results { return {k::mm(tensor_arg(a, 0), tensor_arg(a, 1))}; });
   impl_both(m, "bmm", [](OpContext&, Args a) -> Results { return {k::bmm(tensor_arg(a, 0), tensor_arg(a, 1))}; });
   impl_both(m, "matmul", [](OpContext&, Args a) -> Results { return {k::matmul(tensor_arg(a, 0), tensor_arg(a, 1))}; });
