@@ -195,6 +195,26 @@ void register_factories(Library& m) {
       return {k::rand(int_list_arg(a, 0), dt(a, 2), uint64_t(a[1].to_int()), meta)};
     }, key);
   }
+  // *_like (make_fx emits them for torch.zeros_like(x) ...): PyTorch's schemas;
+  // the result has self's sizes, is contiguous, and is meta when self is.
+  const std::string like = fmt::format("ScalarType? dtype=None, {}, MemoryFormat? memory_format=None", kOpts);
+  m.def(fmt::format("zeros_like(Tensor self, *, {}) -> Tensor", like));
+  m.def(fmt::format("ones_like(Tensor self, *, {}) -> Tensor", like));
+  m.def(fmt::format("empty_like(Tensor self, *, {}) -> Tensor", like));
+  m.def(fmt::format("full_like(Tensor self, Scalar fill_value, *, {}) -> Tensor", like));
+  auto like_dt = [](Args a, size_t i) { return opt_dtype_arg(a, i).value_or(tensor_arg(a, 0).dtype()); };
+  impl_both(m, "zeros_like", [=](OpContext&, Args a) -> Results {
+    return {k::zeros(tensor_arg(a, 0).sizes(), like_dt(a, 1), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "ones_like", [=](OpContext&, Args a) -> Results {
+    return {k::ones(tensor_arg(a, 0).sizes(), like_dt(a, 1), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "empty_like", [=](OpContext&, Args a) -> Results {
+    return {k::empty(tensor_arg(a, 0).sizes(), like_dt(a, 1), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "full_like", [=](OpContext&, Args a) -> Results {
+    return {k::full(tensor_arg(a, 0).sizes(), scalar_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
 }
 
 }  // namespace
