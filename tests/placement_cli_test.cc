@@ -58,7 +58,7 @@ TEST(Placement, TensorParallelMlpCopiesNothingIntoSymmetricMemory) {
     EXPECT_EQ(r.report["check"], "ok");
     EXPECT_EQ(r.report["copies"]["inputs_to_symmetric"]["bytes"], 0) << r.report.dump(2);
     EXPECT_EQ(r.report["copies"]["staged"]["bytes"], 0) << r.report.dump(2);
-    EXPECT_EQ(r.report["copies"]["compiler"]["bytes"], 0) << r.report.dump(2);
+    EXPECT_EQ(r.report["copies"]["reinplace"]["bytes"], 0) << r.report.dump(2);
     // Two micro-batches, two all_reduces: each input planned where aten::mm writes it.
     for (const char* y : {"%y0", "%y1"})
       EXPECT_TRUE(has_decision(r.report, y, "produced by aten::mm, which writes straight into the symmetric arena"))

@@ -12,6 +12,7 @@
 #include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/symm_placement.h"
+#include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -23,8 +24,6 @@ dist::AllReduceAlgo algo_named(const std::string& a) {
   if (a == "two_shot") return dist::AllReduceAlgo::two_shot;
   return dist::AllReduceAlgo::automatic;
 }
-
-int64_t bytes_of(const ir::Value* v) { return v->type().numel() * int64_t(element_size(v->type().dtype)); }
 
 }  // namespace
 
@@ -62,14 +61,10 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
     }
     steps_.push_back(std::move(s));
   }
-  for (const ir::Value* in : g_->inputs()) {
-    input_symmetric_.push_back(in->is_tensor() && in->symmetric());
-    bool written = false;
-    for (const ir::Node* n : g_->nodes())
-      for (const auto& w : n->writes())
-        written |= roots[size_t(n->value_at(w)->id())] == in;
-    input_written_.push_back(written);
-  }
+  for (const ir::Value* in : g_->inputs()) input_symmetric_.push_back(in->is_tensor() && in->symmetric());
+  input_written_ = written_inputs(*g_);
+  caller_symmetric_.assign(g_->inputs().size(), false);
+  copies_ = copy_report(*g_, caller_symmetric_);
   arenas_ = std::make_unique<ProgramArenas>(*g_);
 }
 
@@ -107,8 +102,18 @@ const void* CompiledProgram::buffer_address(const ir::Value* v) const {
 std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   check_guards(inputs);
   env_.assign(g_->num_values(), IValue());
-  last_.input_copies = last_.input_copy_bytes = last_.misplaced = 0;
-  last_.output_copies = last_.output_copy_bytes = 0;
+  last_.executor_copies = last_.executor_copy_bytes = last_.misplaced = 0;
+  // The copy report follows which inputs the caller passes symmetric.
+  std::vector<bool> caller_symmetric(inputs.size(), false);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    caller_symmetric[i] = inputs[i].is_tensor() && inputs[i].to_tensor().is_symmetric();
+  if (caller_symmetric != caller_symmetric_) {
+    caller_symmetric_ = std::move(caller_symmetric);
+    copies_ = copy_report(*g_, caller_symmetric_);
+  } else {
+    std::erase_if(copies_.entries, [](const CopyEntry& e) { return e.origin == CopyOrigin::staged; });
+  }
+  const auto staged_before = dist::staged_copy_stats();
   std::vector<std::pair<Tensor, Tensor>> copy_back;  // (caller's tensor, its symmetric copy)
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value* p = g_->inputs()[i];
@@ -118,8 +123,8 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       const Tensor& t = v.to_tensor();
       Tensor s(arenas_->storage(p->id()), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
       kernels::copy_(s, t);
-      ++last_.input_copies;
-      last_.input_copy_bytes += bytes_of(p);
+      ++last_.executor_copies;
+      last_.executor_copy_bytes += int64_t(s.nbytes());
       if (input_written_[i]) copy_back.emplace_back(t, s);
       v = IValue(s);
     }
@@ -182,8 +187,8 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   }
   for (auto& [caller, copy] : copy_back) {
     kernels::copy_(caller, copy);
-    ++last_.input_copies;
-    last_.input_copy_bytes += int64_t(copy.nbytes());
+    ++last_.executor_copies;
+    last_.executor_copy_bytes += int64_t(copy.nbytes());
   }
   std::vector<Tensor> outs;
   for (const ir::Value* v : g_->outputs()) {
@@ -191,14 +196,17 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     if (t.is_symmetric() && arena_backed(t)) {
       // The program's symmetric buffer: the caller gets a copy it may keep.
       t = kernels::clone(t);
-      ++last_.output_copies;
-      last_.output_copy_bytes += int64_t(t.nbytes());
+      ++last_.executor_copies;
+      last_.executor_copy_bytes += int64_t(t.nbytes());
     }
     outs.push_back(t);
   }
   if (runs_++ == 0 && scoped_)
     for (const auto& t : outs) scoped_->release(t.storage().get());
   env_.clear();  // nothing but the outputs stays referenced between runs
+  const auto staged_after = dist::staged_copy_stats();
+  copies_.add_staged(int64_t(staged_after.count - staged_before.count),
+                     int64_t(staged_after.bytes - staged_before.bytes));
   return outs;
 }
 
@@ -211,20 +219,7 @@ void CompiledProgram::progress_in_flight() {
 ProgramStats CompiledProgram::stats() const {
   ProgramStats s = last_;
   s.runs = runs_;
-  // Copies the compiler left: explicit clones it inserted, and the copies a node
-  // still in functional form makes of what it writes.
-  s.copies = s.copy_bytes = 0;
-  for (const ir::Node* n : g_->nodes()) {
-    if (n->note().rfind("copy:", 0) == 0) {
-      ++s.copies;
-      s.copy_bytes += bytes_of(n->output(0));
-    } else if (n->functional()) {
-      for (const auto& w : n->writes()) {
-        ++s.copies;
-        s.copy_bytes += bytes_of(n->value_at(w));
-      }
-    }
-  }
+  s.copies = copies_;
   s.buffers = g_->plan().slots.size();
   s.regular_bytes = arenas_->bytes(ir::Arena::regular);
   s.symmetric_bytes = arenas_->bytes(ir::Arena::symmetric) + (scoped_ ? int64_t(scoped_->bytes()) : 0);

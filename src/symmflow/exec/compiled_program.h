@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "symmflow/exec/arenas.h"
+#include "symmflow/exec/copy_report.h"
 #include "symmflow/exec/timeline.h"
 #include "symmflow/exec/replay_allocator.h"
 #include "symmflow/ir/graph.h"
@@ -36,16 +37,17 @@ namespace symmflow::exec {
 
 struct ProgramStats {
   int64_t runs = 0;
-  int64_t copies = 0;  // per run: compiler-inserted clones and functional copies
-  int64_t copy_bytes = 0;
-  int64_t input_copies = 0;  // last run: inputs copied into symmetric memory (and back)
-  int64_t input_copy_bytes = 0;
+  // The last run's copies (exec/copy_report.h; before any run: inputs passed
+  // regular, staged copies not yet measured).
+  CopyReport copies;
+  // What the executor itself copied in the last run (inputs in and back,
+  // outputs out): always copies' inputs_to_symmetric + outputs_from_symmetric
+  // (tests hold the report to it).
+  int64_t executor_copies = 0, executor_copy_bytes = 0;
   size_t buffers = 0;  // planned buffers
   int64_t regular_bytes = 0;    // regular arena
   int64_t symmetric_bytes = 0;  // symmetric arena + symmetric scopes of custom ops
   int64_t misplaced = 0;        // planned results a kernel put elsewhere (last run)
-  int64_t output_copies = 0;    // last run: returned tensors copied out of the symmetric arena
-  int64_t output_copy_bytes = 0;
 };
 
 class CompiledProgram {
@@ -83,6 +85,8 @@ class CompiledProgram {
   std::vector<Step> steps_;
   std::unique_ptr<ProgramArenas> arenas_;
   std::vector<bool> input_symmetric_, input_written_;
+  std::vector<bool> caller_symmetric_;  // the last run's inputs: which were symmetric
+  CopyReport copies_;                   // the last run's (copy_report for caller_symmetric_)
   std::vector<IValue> env_;
   std::unique_ptr<ReplayAllocator> scoped_;  // symmetric allocations of custom ops, replayed
   int64_t runs_ = 0;

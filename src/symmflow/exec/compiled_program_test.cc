@@ -10,6 +10,7 @@
 #include "symmflow/kernels/layer_norm.h"
 #include "symmflow/passes/pipeline.h"
 #include "symmflow/runtime/launcher.h"
+#include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -81,6 +82,48 @@ TEST(CompiledProgram, ReturnedResultDoesNotTakeALaterResultsBuffer) {
     Tensor want = kernels::native_layer_norm(in[0].to_tensor(), {8}, std::nullopt, std::nullopt, 1e-5).mean;
     SF_CHECK(std::memcmp(out[0].data_ptr(), want.data_ptr(), want.nbytes()) == 0, "%mean was overwritten");
     SF_CHECK(prog->stats().misplaced == 0, "a planned result landed elsewhere");
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// An input all_reduced in place and returned: placement wants it symmetric, so a
+// regular caller's tensor is copied in, copied back (the program writes it) and
+// the returned value (in the arena) copied out: three copies, each in the report
+// with its origin, and exactly what the executor did. Passed symmetric: none.
+constexpr const char* kInPlaceInput = R"(graph @f(%x: f32[256]) -> (f32[256]) {
+  c10d::all_reduce_(%x, "sum", "world")
+  %y = aten::mul(%x, 2.0)
+  return %x
+})";
+
+TEST(CompiledProgram, CopyReportIsWhatTheExecutorCopies) {
+  int rc = runtime::launch_fn(2, [] {
+    dist::init();
+    const int rank = dist::world().rank();
+    auto prog = compile_text(kInPlaceInput, rank, 2);
+    auto in = inputs_for(prog->graph(), rank);
+    prog->run(in);
+    ProgramStats s = prog->stats();
+    const int64_t b = 256 * 4;
+    SF_CHECK(s.copies.count(CopyOrigin::input_to_symmetric) == 2 && s.copies.bytes(CopyOrigin::input_to_symmetric) == 2 * b,
+             "inputs: {} copies, {} bytes", s.copies.count(CopyOrigin::input_to_symmetric),
+             s.copies.bytes(CopyOrigin::input_to_symmetric));
+    SF_CHECK(s.copies.count(CopyOrigin::output_from_symmetric) == 1, "outputs: {}",
+             s.copies.count(CopyOrigin::output_from_symmetric));
+    SF_CHECK(s.copies.staged_measured && s.copies.count(CopyOrigin::staged) == 0, "nothing is staged");
+    SF_CHECK(s.executor_copies == 3 && s.executor_copy_bytes == 3 * b, "the executor copied {} ({} bytes)",
+             s.executor_copies, s.executor_copy_bytes);
+    SF_CHECK(s.copies.count() == 3 && s.copies.bytes() == 3 * b, "report total {} ({} bytes)", s.copies.count(),
+             s.copies.bytes());
+    // The caller's tensor is symmetric: used in place, returned as it is.
+    Tensor x = symm::empty({256}, DType::f32);
+    fill_input(x, 0, 0, rank);
+    std::vector<IValue> sym{IValue(x)};
+    prog->run(sym);
+    s = prog->stats();
+    SF_CHECK(s.copies.count() == 0 && s.executor_copies == 0, "symmetric input: report {}, executor {}",
+             s.copies.count(), s.executor_copies);
     return 0;
   });
   EXPECT_EQ(rc, 0);

@@ -6,26 +6,24 @@
 
 namespace symmflow::exec {
 
-std::string explain(const ir::Graph& g) {
+std::string explain(const ir::Graph& g) { return explain(g, copy_report(g)); }
+
+std::string explain(const ir::Graph& g, const CopyReport& copies) {
   std::string out;
-  int copies = 0, in_place = 0;
-  int64_t bytes = 0;
-  for (const ir::Node* n : g.nodes()) {
-    const auto& loc = n->loc();
-    if (n->note().rfind("copy:", 0) == 0) {
-      const auto& t = n->output(0)->type();
-      int64_t b = t.numel() * int64_t(element_size(t.dtype));
-      out += fmt::format("  {}:{}: {} bytes copied ({})\n", loc.line, loc.col, b, n->note());
-      ++copies;
-      bytes += b;
-    } else if (!n->writes().empty() && n->note().empty()) {
-      ++in_place;
-    }
+  int in_place = 0;
+  for (const ir::Node* n : g.nodes())
+    if (!n->functional() && !n->writes().empty() && n->note().empty()) ++in_place;
+  // Every copy the header counts, one line each (the header is their sum).
+  for (const CopyEntry& e : copies.entries) {
+    const std::string where = e.loc.line ? fmt::format("{}:{}", e.loc.line, e.loc.col) : e.value;
+    out += fmt::format("  {}: {} bytes copied{} [{}] ({})\n", where.empty() ? "run" : where, e.bytes,
+                       e.count == 1 ? "" : fmt::format(" in {} copies", e.count), origin_name(e.origin), e.why);
   }
+  if (!copies.staged_measured)
+    out += "  staged copies (communication buffers that are not symmetric) are counted when the program runs "
+           "(symmflow run --explain)\n";
   const auto& plan = g.plan();
-  for (const auto& d : plan.decisions)
-    out += fmt::format("  symmetric {} for {}: {}{}\n", d.value, d.op, d.reason,
-                       d.bytes_copied ? fmt::format(" [{} bytes copied per run]", d.bytes_copied) : "");
+  for (const auto& d : plan.decisions) out += fmt::format("  symmetric {} for {}: {}\n", d.value, d.op, d.reason);
   for (const ir::Node* n : g.nodes())
     if (!n->algorithm().empty())
       out += fmt::format("  {}:{}: {} runs {}\n", n->loc().line, n->loc().col, n->op_name(), n->algorithm());
@@ -42,7 +40,8 @@ std::string explain(const ir::Graph& g) {
     out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes\n",
                        plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1]);
   return fmt::format("explain @{} (rank {} of {}): {} ops, {} run in place, {} cop{} ({} bytes)\n{}", g.name(),
-                     g.rank(), g.world(), g.size(), in_place, copies, copies == 1 ? "y" : "ies", bytes, out);
+                     g.rank(), g.world(), g.size(), in_place, copies.count(), copies.count() == 1 ? "y" : "ies",
+                     copies.bytes(), out);
 }
 
 }  // namespace symmflow::exec

@@ -11,12 +11,16 @@
 #pragma once
 #include <string>
 
+#include "symmflow/exec/copy_report.h"
 #include "symmflow/ir/graph.h"
 
 namespace symmflow::exec {
 
 // The first line is `explain @NAME (rank R of W): N ops, K run in place, C copies (B bytes)`;
-// every further line is indented by two spaces.
+// every further line is indented by two spaces. The copies are `copies` (a run's
+// report, CompiledProgram::stats().copies: staged copies measured), or without
+// it copy_report(optimized): inputs passed regular, staged copies not known yet.
 std::string explain(const ir::Graph& optimized);
+std::string explain(const ir::Graph& optimized, const CopyReport& copies);
 
 }  // namespace symmflow::exec

@@ -10,15 +10,19 @@
 //   #   ...
 //   # }
 //
-// `# expect: unchanged` says the passes must not transform the input. After every
-// step the verifier runs, and the interpreter runs the graph before and after on
-// the same inputs (world 1 only): the results must be bitwise equal.
+// `# expect: unchanged` says the passes must not transform the input: each must
+// also report changed == false. Otherwise a pass that changed the printed graph
+// must report changed == true, and some pass must have changed something. After
+// every step the verifier runs, and the interpreter runs the graph before and
+// after on the same inputs (world 1 only): the results must be bitwise equal.
+// Each file is its own test case (Golden/EveryFile.Case/<dir>_<name>).
 // SF_UPDATE_GOLDEN=1 rewrites the expectations (review the diff!).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -29,14 +33,7 @@
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
 #include "symmflow/ir/verifier.h"
-#include "symmflow/passes/collective_lowering.h"
-#include "symmflow/passes/cse.h"
-#include "symmflow/passes/memory_plan.h"
-#include "symmflow/passes/symm_placement.h"
-#include "symmflow/passes/dce.h"
-#include "symmflow/passes/functionalize.h"
 #include "symmflow/passes/pipeline.h"
-#include "symmflow/passes/reinplace.h"
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/world.h"
 
@@ -83,22 +80,22 @@ Golden read_golden(const fs::path& p) {
   return g;
 }
 
-void run_step(ir::Graph& g, const std::string& name) {
-  if (name == "pipeline") return optimize(g, {});
-  std::unique_ptr<Pass> p;
-  if (name == "functionalize") p = std::make_unique<Functionalize>();
-  else if (name == "dce") p = std::make_unique<DeadCodeElimination>();
-  else if (name == "cse") p = std::make_unique<CommonSubexpressionElimination>();
-  else if (name == "reinplace") p = std::make_unique<Reinplace>();
-  else if (name == "symm_placement") p = std::make_unique<SymmPlacement>();
-  else if (name == "collective_lowering") p = std::make_unique<CollectiveLowering>();
-  else if (name == "memory_plan") p = std::make_unique<MemoryPlanning>();
-  else if (name == "schedule") p = std::make_unique<Schedule>();
-  else if (name == "schedule.no_overlap") p = std::make_unique<Schedule>(ScheduleOptions{.overlap = false});
-  else if (name == "schedule.max_in_flight_1") p = std::make_unique<Schedule>(ScheduleOptions{.max_in_flight = 1});
-  else FAIL() << "unknown pass " << name;
-  p->run(g);
+// Runs one step; returns the pass's `changed` (nullopt for "pipeline", which
+// reports none). `schedule.no_overlap` and `schedule.max_in_flight_1` are the
+// schedule pass with those options.
+std::optional<bool> run_step(ir::Graph& g, const std::string& name) {
+  if (name == "pipeline") {
+    optimize(g, {});
+    return std::nullopt;
+  }
+  PipelineOptions opts;
+  std::string pass = name;
+  if (name == "schedule.no_overlap") opts.schedule.overlap = false;
+  if (name == "schedule.max_in_flight_1") opts.schedule.max_in_flight = 1;
+  if (name.rfind("schedule.", 0) == 0) pass = "schedule";
+  const bool changed = make_pass(pass, opts)->run(g);
   ir::verify(g, name);
+  return changed;
 }
 
 // Bitwise: the interpreter on the input graph and on the transformed one.
@@ -125,26 +122,52 @@ void check_same_results(const ir::Graph& before, const ir::Graph& after) {
   EXPECT_EQ(rc, 0) << "the transformed graph computes something else (10+i: output i, 50+k: input k)";
 }
 
-TEST(Golden, EveryCase) {
-  const fs::path root = SF_IR_TESTS_DIR;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.path().extension() == ".sf") files.push_back(e.path());
+std::vector<std::string> golden_files() {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(SF_IR_TESTS_DIR))
+    if (e.path().extension() == ".sf") files.push_back(fs::relative(e.path(), SF_IR_TESTS_DIR).string());
   std::sort(files.begin(), files.end());
-  ASSERT_GE(files.size(), 10u) << "golden cases missing under " << root;
+  return files;
+}
+
+std::string case_name(const testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param.substr(0, info.param.size() - 3);  // without ".sf"
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+TEST(Golden, CasesExist) { EXPECT_GE(golden_files().size(), 10u) << "golden cases missing under " << SF_IR_TESTS_DIR; }
+
+class GoldenFile : public testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenFile, Case) {
+  const fs::path file = fs::path(SF_IR_TESTS_DIR) / GetParam();
   const bool update = std::getenv("SF_UPDATE_GOLDEN") != nullptr;
   // Algorithm choices follow the built-in thresholds, whatever this machine's
   // `symmflow tune` stored.
   setenv("SYMMFLOW_TUNE_FILE", "/nonexistent/symmflow-tune.json", 1);
   params::reload();  // the registry caches what it read: re-read the environment
-  for (const auto& file : files) {
-    SCOPED_TRACE(file.string());
+  {
     Golden gc = read_golden(file);
     ASSERT_FALSE(gc.passes.empty()) << "no '# passes:' line";
     auto g = ir::parse_graph(gc.text, {file.string(), gc.rank, gc.world});
     auto original = g->clone();
     std::string input_text = ir::print_graph(*g);
-    for (const auto& p : gc.passes) run_step(*g, p);
+    bool any_changed = false;
+    for (const auto& p : gc.passes) {
+      const std::string before = ir::print_graph(*g, {.types = true});
+      const std::optional<bool> changed = run_step(*g, p);
+      if (!changed) {
+        any_changed = true;  // the whole pipeline: judged by the text alone
+        continue;
+      }
+      any_changed |= *changed;
+      if (gc.unchanged) EXPECT_FALSE(*changed) << p << " reports a change on a must-not-transform case";
+      if (ir::print_graph(*g, {.types = true}) != before)
+        EXPECT_TRUE(*changed) << p << " changed the graph but reports changed == false";
+    }
+    if (!gc.unchanged) EXPECT_TRUE(any_changed) << "a transform case where no pass reports a change";
     std::string got = ir::print_graph(*g, {.types = gc.types});
     if (gc.types)
       for (const auto& d : g->plan().decisions) got += fmt::format("# placement {} for {}: {}\n", d.value, d.op, d.reason);
@@ -164,6 +187,8 @@ TEST(Golden, EveryCase) {
     if (gc.world == 1) check_same_results(*original, *g);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryFile, GoldenFile, testing::ValuesIn(golden_files()), case_name);
 
 }  // namespace
 }  // namespace symmflow::passes

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "symmflow/exec/explain.h"
 #include "symmflow/exec/input_fill.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/exec/npy.h"
@@ -184,12 +185,9 @@ RankReport run_on_this_rank(const RunRequest& req) {
     std::vector<bool> symmetric_inputs = needs.input;
     if (req.symmetric_inputs) symmetric_inputs.assign(symmetric_inputs.size(), true);
     compiled_in = make_inputs(*g, req, rep.rank, symmetric_inputs);
-    auto before = dist::staged_copy_stats();
     compiled_out = timed(req.iters, &rep.compiled_s, [&] { return prog->run(compiled_in); });
-    auto after = dist::staged_copy_stats();
-    rep.staged_copies = after.count - before.count;
-    rep.staged_copy_bytes = after.bytes - before.bytes;
     rep.stats = prog->stats();
+    if (req.explain) rep.explain = explain(prog->graph(), rep.stats.copies);
     for (const auto& t : compiled_out) rep.output_bytes += int64_t(t.nbytes());
     const auto& pg = prog->graph();
     for (const ir::Node* n : pg.nodes())
@@ -197,6 +195,14 @@ RankReport run_on_this_rank(const RunRequest& req) {
         rep.algorithms.emplace_back(
             fmt::format("{}:{} {}", n->loc().line, n->loc().col, n->op_name()), n->algorithm());
     rep.decisions = pg.plan().decisions;
+  }
+  if (req.explain && !compiled) {  // eager only: what compiling would do (staged copies not measured)
+    auto cg = g->clone();
+    passes::PipelineOptions opts;
+    opts.placement = req.placement;
+    opts.schedule = req.schedule;
+    passes::optimize(*cg, opts);
+    rep.explain = explain(*cg);
   }
   if (eager && compiled) {
     rep.compared = true;

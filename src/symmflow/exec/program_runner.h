@@ -36,6 +36,7 @@ struct RunRequest {
   passes::ScheduleOptions schedule;  // overlap on or off, ops in flight
   bool check_hazards = false;        // run the hazard verifier after compiling (--verify)
   bool trace = false;                // record the last compiled run (RankReport::trace)
+  bool explain = false;              // RankReport::explain after the compiled runs
 };
 
 struct RankReport {
@@ -47,12 +48,12 @@ struct RankReport {
   double eager_s = 0, compiled_s = 0;  // median per run
   ProgramStats stats;
   int64_t eager_peak_bytes = 0;
-  uint64_t staged_copies = 0, staged_copy_bytes = 0;  // runtime staging, compiled runs
   uint64_t eager_staged_copies = 0, eager_staged_copy_bytes = 0;  // the same, eager runs
   int64_t output_bytes = 0;                            // what a compiled run returns
   std::vector<std::pair<std::string, std::string>> algorithms;  // (node, algorithm)
   std::vector<ir::PlacementDecision> decisions;
   Timeline trace;  // the last compiled run, when asked
+  std::string explain;  // exec::explain of the compiled program with its last run's copies, when asked
 };
 
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.

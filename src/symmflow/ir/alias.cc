@@ -5,7 +5,7 @@ namespace symmflow::ir {
 std::vector<Value*> output_storage_sources(const Node& n) {
   std::vector<Value*> src = n.output_aliases();
   if (!n.functional()) {
-    auto slots = n.output_slots();
+    const auto& slots = n.output_slots();
     for (size_t i = 0; i < slots.size(); ++i)
       if (slots[i]) src[i] = n.value_at(*slots[i]);
   }

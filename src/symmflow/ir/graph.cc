@@ -31,6 +31,8 @@ bool TensorType::is_contiguous_at_zero() const {
 
 int64_t TensorType::numel() const { return numel_of(sizes); }
 
+int64_t TensorType::nbytes() const { return numel() * int64_t(element_size(dtype)); }
+
 int64_t TensorType::storage_bytes() const {
   if (numel() == 0) return 0;
   int64_t extent = 1;

@@ -52,6 +52,8 @@ struct TensorType {
   std::string str(bool with_layout = false) const;
   bool is_contiguous_at_zero() const;
   int64_t numel() const;
+  // Bytes of its elements (numel x element size): what a copy of it moves.
+  int64_t nbytes() const;
   // Bytes a storage needs to hold this view: its offset plus its extent.
   int64_t storage_bytes() const;
   // [begin, end) bytes of its storage the view spans (core/overlap.h's byte_extent).

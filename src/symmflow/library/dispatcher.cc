@@ -144,12 +144,14 @@ RegistrationHandle Dispatcher::def(FunctionSchema schema, std::string_view where
          op.schema_->to_string(), by(where), schema.to_string());
   uint64_t id = next_id_++;
   op.schema_ = std::move(schema);
+  op.defined_.store(true, std::memory_order_release);
   op.schema_id_ = id;
   op.schema_where_ = std::string(where);
   return RegistrationHandle([this, &op, id] {
     std::lock_guard lock(mu_);
     std::lock_guard op_lock(op.mu_);
     if (op.schema_id_ != id) return;
+    op.defined_.store(false, std::memory_order_release);
     op.schema_.reset();
     op.schema_id_ = 0;
     // Declarations about the schema go with it; kernels stay (their libraries own them).

@@ -12,8 +12,7 @@ bool Operator::is_defined() const {
 }
 
 const FunctionSchema& Operator::schema() const {
-  std::lock_guard lock(mu_);
-  SF_CHECK(schema_.has_value(),
+  SF_CHECK(defined_.load(std::memory_order_acquire),
            "operator {} has kernels but no schema: expected a def(\"{}(...) -> ...\") for it",
            full_name_, full_name_);
   return *schema_;

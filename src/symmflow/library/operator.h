@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <atomic>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -76,6 +77,9 @@ class Operator {
   std::string full_name_;
   mutable std::mutex mu_;
   std::optional<FunctionSchema> schema_;
+  // schema_ is set: read without mu_ by schema(), which the compiler calls for
+  // every node many times (the reference it returns was never guarded by mu_).
+  std::atomic<bool> defined_{false};
   uint64_t schema_id_ = 0;
   std::string schema_where_;
   std::array<Slot<Kernel>, kNumDispatchKeys> kernels_;

@@ -71,7 +71,7 @@ bool CollectiveLowering::run(ir::Graph& g) {
         a.for_each_value([&](ir::Value* v) {
           if (!v->is_tensor()) return;
           all_symmetric &= symmetric(v);
-          bytes = std::max(bytes, v->type().numel() * int64_t(element_size(v->type().dtype)));
+          bytes = std::max(bytes, v->type().nbytes());
         });
       if (!all_symmetric) algo = "staged";
       else if (!is_all_reduce(*n)) algo = "direct";

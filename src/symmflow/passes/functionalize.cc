@@ -5,6 +5,7 @@
 
 #include "symmflow/ir/alias.h"
 #include "symmflow/library/dispatcher.h"
+#include "symmflow/passes/comm_ops.h"
 
 namespace symmflow::passes {
 
@@ -36,12 +37,9 @@ Operator* twin_named(const Operator& op, bool to_inplace) {
   return t;
 }
 
-bool is_p2p(const Node& n) {
-  const auto& s = n.schema();
-  return s.ns == "c10d" && (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv");
-}
+bool is_p2p(const Node& n) { return comm_kind(n) == CommKind::p2p; }
 
-bool is_wait(const Node& n) { return n.schema().ns == "c10d" && n.schema().name == "wait_tensor"; }
+bool is_wait(const Node& n) { return comm_kind(n) == CommKind::wait; }
 
 bool is_as_strided(const Node& n) { return n.schema().ns == "aten" && n.schema().name == "as_strided"; }
 

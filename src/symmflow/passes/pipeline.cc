@@ -35,49 +35,68 @@ bool hazard_check_default() {
 #endif
 }
 
+std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& opts) {
+  // Every pass the pipeline can make by name; the name is the pass's own name().
+  std::vector<std::unique_ptr<Pass>> all;
+  all.push_back(std::make_unique<RaceCheck>());
+  all.push_back(std::make_unique<Functionalize>());
+  all.push_back(std::make_unique<DeadCodeElimination>());
+  all.push_back(std::make_unique<CommonSubexpressionElimination>());
+  all.push_back(std::make_unique<Reinplace>());
+  all.push_back(std::make_unique<SymmPlacement>(opts.placement));
+  all.push_back(std::make_unique<CollectiveLowering>());
+  all.push_back(std::make_unique<Schedule>(opts.schedule));
+  all.push_back(std::make_unique<MemoryPlanning>(opts.sentinels));
+  std::vector<std::string_view> names;
+  for (auto& p : all) {
+    if (p->name() == name) return std::move(p);
+    names.push_back(p->name());
+  }
+  throw Error(fmt::format("unknown pass '{}' (the passes: {}; hazard_check needs the program order and is made "
+                          "by optimize)",
+                          name, fmt::join(names, ", ")));
+}
+
 void optimize(ir::Graph& g, const PipelineOptions& opts) {
   const auto& steps = pipeline_steps();
   SF_CHECK(opts.stop_after.empty() || std::find(steps.begin(), steps.end(), opts.stop_after) != steps.end(),
            "unknown pipeline step '{}' (the steps: {})", opts.stop_after, fmt::join(steps, ", "));
   bool stopped = false;
-  auto step = [&](std::string_view name, Pass* pass) {
+  // A step is named by its pass (a pass run a second time adds a suffix).
+  auto step = [&](Pass* pass, std::string_view suffix = "") {
     if (stopped) return;
+    const std::string name = std::string(pass ? pass->name() : "input") + std::string(suffix);
     stopped = name == opts.stop_after;
     if (pass) pass->run(g);
     if (opts.verify_each || !pass) ir::verify(g, name);
     if (opts.dump) opts.dump(name, g);
   };
-  RaceCheck race_check;
-  Functionalize functionalize;
-  DeadCodeElimination dce;
-  CommonSubexpressionElimination cse;
-  Reinplace reinplace;
-  SymmPlacement placement(opts.placement);
-  CollectiveLowering lowering;
-  Schedule schedule(opts.schedule);
-  MemoryPlanning memory_plan(opts.sentinels);
-  step("input", nullptr);
+  auto race_check = make_pass("race_check", opts), functionalize = make_pass("functionalize", opts),
+       dce = make_pass("dce", opts), cse = make_pass("cse", opts), reinplace = make_pass("reinplace", opts),
+       placement = make_pass("symm_placement", opts), lowering = make_pass("collective_lowering", opts),
+       schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts);
+  step(nullptr);
   // Racy in eager (a receive buffer read before its wait...): the program's
   // fault, named on the source as written.
-  step("race_check", &race_check);
-  step("functionalize", &functionalize);
-  step("dce", &dce);
-  step("cse", &cse);
-  step("reinplace", &reinplace);
-  step("dce.final", &dce);
+  step(race_check.get());
+  step(functionalize.get());
+  step(dce.get());
+  step(cse.get());
+  step(reinplace.get());
+  step(dce.get(), ".final");
   // Placement decides on the final buffers: after reinplace, an op that runs in
   // place on its input needs that input's buffer symmetric.
-  step("symm_placement", &placement);
-  step("collective_lowering", &lowering);
+  step(placement.get());
+  step(lowering.get());
   // Comm starts early, waits late; the plan follows the final order.
   const std::vector<const ir::Node*> program_order(g.nodes().begin(), g.nodes().end());
-  step("schedule", &schedule);
-  step("memory_plan", &memory_plan);
+  step(schedule.get());
+  step(memory_plan.get());
   // The final order and plan, checked by a simulation that shares no code with
   // the scheduler (tests, debug builds, --verify).
   if (opts.check_hazards) {
     HazardCheck hazards(program_order);
-    step("hazard_check", &hazards);
+    step(&hazards);
   }
 }
 

@@ -5,10 +5,12 @@
 //   optimize(g, {.dump = [](std::string_view pass, const ir::Graph& g) { ... }});
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "symmflow/ir/graph.h"
+#include "symmflow/passes/pass.h"
 #include "symmflow/passes/schedule.h"
 #include "symmflow/passes/symm_placement.h"
 
@@ -41,6 +43,11 @@ struct PipelineOptions {
 };
 
 void optimize(ir::Graph& g, const PipelineOptions& opts = {});
+
+// The pass whose name() is `name` ("functionalize", "dce", ..., "memory_plan"),
+// configured from opts (placement, schedule, sentinels): what optimize runs and
+// what the golden tests run one by one. An Error lists the names otherwise.
+std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& opts = {});
 
 // The step names, in order, for --help and tests.
 const std::vector<std::string_view>& pipeline_steps();

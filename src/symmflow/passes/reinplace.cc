@@ -132,7 +132,7 @@ class Reinplacer {
     g_.set_order(kept);
     // A receive that now writes a clone hands out the clone's layout: what is
     // derived from it (its wait, views of it) takes that layout too.
-    if (changed) g_.refresh_layouts();
+    if (retyped_) g_.refresh_layouts();
     return changed;
   }
 
@@ -238,10 +238,18 @@ class Reinplacer {
     return clash;
   }
 
+  // A result that takes another layout (its target's, a clone's) makes the
+  // layouts derived from it stale: refresh_layouts runs once at the end.
+  void retype(Value* v, const ir::TensorType& t) {
+    if (v->type() == t) return;
+    v->set_type(t);
+    retyped_ = true;
+  }
+
   // The result now lives where the target is.
   void absorb(Value* target, Value* result, Node* scatter) {
     unite(result, target);
-    result->set_type(target->type());
+    retype(result, target->type());
     if (scatter) {
       Value* base = scatter->arg(0).value;
       subst_[scatter->output(0)] = base;
@@ -281,7 +289,7 @@ class Reinplacer {
       order->push_back(c);
       g_.set_value_at(n, *slots[i], c->output(0));
       unite(result, c->output(0));
-      result->set_type(c->output(0)->type());
+      retype(result, c->output(0)->type());
     }
     auto dropped = g_.make_in_place(n);
     // Results beyond the returns were the written tensors' new values: now the
@@ -310,6 +318,7 @@ class Reinplacer {
   std::unordered_map<Value*, Value*> subst_;
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
+  bool retyped_ = false;                 // a result took another layout (retype)
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "symmflow/ir/alias.h"
+#include "symmflow/passes/comm_ops.h"
 
 namespace symmflow::passes {
 
@@ -32,14 +33,7 @@ bool wants_symmetric(const Node& n) {
   return s.ns == "c10d" && s.name != "wait_tensor";
 }
 
-bool is_p2p(const Node& n) {
-  const auto& s = n.schema();
-  return s.ns == "c10d" && (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv");
-}
-
-int64_t bytes_of(const Value* v) {
-  return v->type().numel() * int64_t(element_size(v->type().dtype));
-}
+bool is_p2p(const Node& n) { return comm_kind(n) == CommKind::p2p; }
 
 // One storage that some op wants symmetric.
 struct Want {
@@ -127,7 +121,7 @@ bool SymmPlacement::run(ir::Graph& g) {
     changed = true;
     if (!p) {
       d.kind = PlacementDecision::Kind::input_copy;
-      d.bytes_copied = bytes_of(root);
+      d.bytes_copied = root->type().nbytes();
       d.reason = fmt::format("graph input %{}: copied into a symmetric buffer before the run, unless the "
                              "caller passes a symmetric tensor (then 0 copies)",
                              root->name());

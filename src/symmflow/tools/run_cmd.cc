@@ -8,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "symmflow/exec/explain.h"
 #include "symmflow/exec/program_runner.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
@@ -60,16 +59,16 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
   nlohmann::json j;
   j["check"] = r.compared ? nlohmann::json(all_match ? "ok" : "mismatch") : nlohmann::json(nullptr);
   const int64_t runs = std::max(1, iters);
-  const int64_t staged = int64_t(r.staged_copies) / runs, staged_bytes = int64_t(r.staged_copy_bytes) / runs;
-  // Per run: what the compiler inserted, inputs copied into symmetric memory (and
-  // back), what the runtime staged because a buffer was not symmetric, and
-  // returned tensors copied out of the symmetric arena.
-  j["copies"] = {{"count", r.stats.copies + r.stats.input_copies + staged + r.stats.output_copies},
-                 {"bytes", r.stats.copy_bytes + r.stats.input_copy_bytes + staged_bytes + r.stats.output_copy_bytes},
-                 {"compiler", {{"count", r.stats.copies}, {"bytes", r.stats.copy_bytes}}},
-                 {"inputs_to_symmetric", {{"count", r.stats.input_copies}, {"bytes", r.stats.input_copy_bytes}}},
-                 {"staged", {{"count", staged}, {"bytes", staged_bytes}}},
-                 {"outputs_from_symmetric", {{"count", r.stats.output_copies}, {"bytes", r.stats.output_copy_bytes}}}};
+  // The last compiled run's copies (exec/copy_report.h, what --explain counts):
+  // totals, per origin, and each copy.
+  const exec::CopyReport& c = r.stats.copies;
+  j["copies"] = {{"count", c.count()}, {"bytes", c.bytes()}, {"entries", nlohmann::json::array()}};
+  for (exec::CopyOrigin o : exec::kCopyOrigins)
+    j["copies"][std::string(exec::origin_name(o))] = {{"count", c.count(o)}, {"bytes", c.bytes(o)}};
+  for (const auto& e : c.entries)
+    j["copies"]["entries"].push_back({{"origin", exec::origin_name(e.origin)}, {"value", e.value}, {"why", e.why},
+                                      {"line", e.loc.line}, {"col", e.loc.col}, {"count", e.count},
+                                      {"bytes", e.bytes}});
   j["eager_copies"] = {{"count", int64_t(r.eager_staged_copies) / runs},
                        {"bytes", int64_t(r.eager_staged_copy_bytes) / runs}};  // staged by the runtime
   j["symmetric_bytes"] = r.stats.symmetric_bytes;
@@ -118,6 +117,7 @@ int rank_body(const RunOptions& o) {
     req.check_hazards = po.check_hazards;
   }
   req.trace = !o.trace.empty();
+  req.explain = o.explain && world.rank() == 0;
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
   exec::RankReport rep;
@@ -139,14 +139,7 @@ int rank_body(const RunOptions& o) {
       fmt::print("check: OK ({} rank{}, {} output{} and {} input{} bitwise equal, eager vs compiled)\n", world.size(),
                  world.size() == 1 ? "" : "s", rep.outputs_compared, rep.outputs_compared == 1 ? "" : "s",
                  rep.inputs_compared, rep.inputs_compared == 1 ? "" : "s");
-    if (o.explain) {
-      auto g = ir::parse_graph_file(o.file, 0, world.size());
-      passes::PipelineOptions po;
-      po.placement = req.placement;
-      apply_schedule_flags(o.schedule, &po);
-      passes::optimize(*g, po);
-      fmt::print("{}", exec::explain(*g));
-    }
+    if (o.explain) fmt::print("{}", rep.explain);
     if (req.trace) write_trace(o.trace, world.size());
     if (!o.json.empty()) {
       std::ofstream f(o.json);

@@ -1,0 +1,64 @@
+// The copies one run of a compiled program makes, each with its origin: the one
+// source that `--explain`'s header and lines, `--json`'s "copies" and
+// CompiledProgram::stats() all read, so they cannot disagree.
+//
+//   input_to_symmetric     a graph input placement wants symmetric, passed as a
+//                          regular tensor: copied into its symmetric buffer (and
+//                          back after the run when the program writes it)
+//   output_from_symmetric  a returned value whose buffer is in the symmetric
+//                          arena: the caller gets a copy it may keep
+//   staged                 the runtime's staged path (a collective or P2P buffer
+//                          that is not symmetric or not contiguous): known only
+//                          once a run measured it (add_staged)
+//   reinplace              a clone the compiler inserted because the old value
+//                          is still read, or a node left functional (copies
+//                          what it writes)
+//
+// Everything but `staged` follows from the optimized graph, its memory plan and
+// which inputs the caller passes symmetric; the executor makes exactly these
+// copies (compiled_program_test checks its counters against this report).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symmflow/ir/graph.h"
+
+namespace symmflow::exec {
+
+enum class CopyOrigin : uint8_t { input_to_symmetric, output_from_symmetric, staged, reinplace };
+inline constexpr CopyOrigin kCopyOrigins[] = {CopyOrigin::input_to_symmetric, CopyOrigin::output_from_symmetric,
+                                              CopyOrigin::staged, CopyOrigin::reinplace};
+// The JSON keys: "inputs_to_symmetric", "outputs_from_symmetric", "staged", "reinplace".
+std::string_view origin_name(CopyOrigin o);
+
+struct CopyEntry {
+  CopyOrigin origin = CopyOrigin::reinplace;
+  std::string value;  // "%x" (the copied value), or "" for the staged total
+  std::string why;    // one line for --explain
+  ir::SourceLoc loc;  // the node that causes it (0:0 for inputs and outputs)
+  int64_t count = 1;  // copies per run
+  int64_t bytes = 0;  // per run
+};
+
+struct CopyReport {
+  std::vector<CopyEntry> entries;
+  bool staged_measured = false;  // add_staged was called (a run measured the runtime's copies)
+  int64_t count() const;
+  int64_t bytes() const;
+  int64_t count(CopyOrigin o) const;
+  int64_t bytes(CopyOrigin o) const;
+  // The runtime's staged copies of one run (dist::staged_copy_stats' difference).
+  void add_staged(int64_t count, int64_t bytes);
+};
+
+// The copies one run of `optimized` makes when input i is passed symmetric
+// exactly where symmetric_inputs[i] (missing entries: not symmetric).
+CopyReport copy_report(const ir::Graph& optimized, const std::vector<bool>& symmetric_inputs = {});
+
+// Whether each graph input's storage is written by the program (a copy into
+// symmetric memory is copied back then).
+std::vector<bool> written_inputs(const ir::Graph& g);
+
+}  // namespace symmflow::exec

@@ -1,0 +1,87 @@
+// One copy report (exec/copy_report.h), three readers that cannot disagree:
+// for every .sf program in examples/ and tests/, run through the CLI at world 2,
+// `--explain`'s header ("C copies (B bytes)"), its copy lines and `--json`'s
+// "copies" (totals, per origin, each entry) say the same. One test case per
+// program, so ctest runs them side by side.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli_util.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every program, by path relative to the source tree. tests/race holds programs
+// that are racy on purpose: they never run (race_cli_test checks their errors).
+std::vector<std::string> programs() {
+  std::vector<std::string> out;
+  const fs::path root = SF_SOURCE_DIR;
+  for (const char* dir : {"examples", "tests"})
+    for (const auto& e : fs::recursive_directory_iterator(root / dir))
+      if (e.path().extension() == ".sf" && e.path().parent_path().filename() != "race")
+        out.push_back(fs::relative(e.path(), root).string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string test_name(const testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+class CopyReportCli : public testing::TestWithParam<std::string> {};
+
+TEST_P(CopyReportCli, ExplainAndJsonCountTheSameCopies) {
+  const std::string file = std::string(SF_SOURCE_DIR) + "/" + GetParam();
+  const fs::path json = fs::temp_directory_path() / ("sf-copies-" + std::to_string(getpid()) + ".json");
+  std::string load = GetParam().find("plugin") != std::string::npos ? std::string(" --load ") + SF_EXAMPLE_PLUGIN : "";
+  auto r = sf_test::run("run " + file + " --nproc 2 --explain --json " + json.string() + load);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(explain @\S+ \(rank 0 of 2\): \d+ ops, \d+ run in place, (\d+) cop(?:y|ies) \((\d+) bytes\))")))
+      << r.out;
+  const int64_t header_count = std::stoll(m[1]), header_bytes = std::stoll(m[2]);
+  std::ifstream f(json);
+  ASSERT_TRUE(f.good()) << r.out;
+  auto j = nlohmann::json::parse(f);
+  fs::remove(json);
+  const auto& c = j["copies"];
+  EXPECT_EQ(c["count"].get<int64_t>(), header_count) << r.out << c.dump(2);
+  EXPECT_EQ(c["bytes"].get<int64_t>(), header_bytes) << r.out << c.dump(2);
+  // The explain lines are the entries, one each: "... N bytes copied [origin] (why)".
+  int64_t lines = 0, line_bytes = 0;
+  const std::regex line(R"(\n  \S+: (\d+) bytes copied(?: in \d+ copies)? \[(\w+)\])");
+  for (auto it = std::sregex_iterator(r.out.begin(), r.out.end(), line); it != std::sregex_iterator(); ++it) {
+    ++lines;
+    line_bytes += std::stoll((*it)[1]);
+  }
+  EXPECT_EQ(lines, int64_t(c["entries"].size())) << r.out << c.dump(2);
+  EXPECT_EQ(line_bytes, header_bytes) << r.out;
+  int64_t by_origin = 0, entries = 0;
+  for (const char* o : {"inputs_to_symmetric", "outputs_from_symmetric", "staged", "reinplace"})
+    by_origin += c[o]["count"].get<int64_t>();
+  for (const auto& e : c["entries"]) entries += e["count"].get<int64_t>();
+  EXPECT_EQ(by_origin, header_count) << c.dump(2);
+  EXPECT_EQ(entries, header_count) << c.dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryProgram, CopyReportCli, testing::ValuesIn(programs()), test_name);
+
+TEST(CopyReportCli, CoversTheExamplesAndTheTestPrograms) {
+  auto all = programs();
+  EXPECT_GE(all.size(), 60u);
+  for (const char* e : {"examples/ring_overlap/ring_overlap.sf", "examples/tp_mlp/tp_mlp.sf"})
+    EXPECT_NE(std::find(all.begin(), all.end(), e), all.end()) << e;
+}
+
+}  // namespace
