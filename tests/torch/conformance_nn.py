@@ -44,13 +44,14 @@ def gen_layer_norm(g):
           "%y, %m, %s = aten::native_layer_norm(%x, [1000], None, None, 1e-05)", ["y", "m", "s"])
     g.add(N, "strided", [("x", T("f32", 8, 3))],
           ["%t = aten::t(%x)", "%y, %m, %s = aten::native_layer_norm(%t, [8], None, None, 1e-05)"], ["y", "s"])
-    # NaN and constant rows (no inf: PyTorch's Welford mean of a row with inf
-    # depends on where the inf is; see kernels/layer_norm.h).
-    nan = float("nan")
-    g.add(N, "special", [("x", T("f32", 3, 4))],
+    # NaN, inf, constant and wide-range rows (not |x| near 3e38: a float sum that
+    # overflows is NaN here, see kernels/layer_norm.h).
+    nan, inf = float("nan"), float("inf")
+    g.add(N, "special", [("x", T("f32", 5, 4))],
           "%y, %m, %s = aten::native_layer_norm(%x, [4], None, None, 1e-05)", ["y", "m", "s"],
-          inputs={"x": special_array("f32", [3, 4], [1.0, nan, 2.0, 3.0, 5.0, 5.0, 5.0, 5.0,
-                                                     1e30, -1e30, 0.5, 0.0])})
+          inputs={"x": special_array("f32", [5, 4], [1.0, nan, 2.0, 3.0, 5.0, 5.0, 5.0, 5.0,
+                                                     1e30, -1e30, 0.5, 0.0, 1.0, 2.0, 3.0, inf,
+                                                     -inf, 1.0, inf, 0.0])})
     g.add(N, "empty-rows", [("x", T("f32", 0, 4))],
           "%y, %m, %s = aten::native_layer_norm(%x, [4], None, None, 1e-05)", ["y", "m", "s"])
     g.add(N, "not-trailing", [("x", T("f32", 2, 3, 4))],
