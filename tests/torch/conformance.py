@@ -39,6 +39,7 @@ except ImportError:  # the PATH's python may not be Debian's: re-run under it
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import sf_torch  # noqa: E402
+import conformance_nn  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -50,10 +51,12 @@ _RANK = {EXACT: 0, PM0: 1, ULP: 2, REL: 3, SHAPE: 4}
 ULP_MAX = 4
 RTOL = {"f32": 1e-5, "f64": 1e-5, "bf16": 1e-2, "f16": 1e-2}
 
-ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt",
-           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_"}
-# softmax and log_softmax sum a row: their rounding depends on the summation order
-REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax"}
+ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu",
+           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_"}
+# softmax, log_softmax and layer_norm sum a row: their rounding depends on the
+# summation order (layer_norm: PyTorch's Welford pass, symmflow's two passes)
+REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
+           "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm"}
 # PyTorch's own maximum/minimum return either zero for (0.0, -0.0) depending on
 # whether its kernel is vectorised (tensor size and layout): -0.0 == 0.0 there
 PM0_OPS = {"maximum", "minimum"}
@@ -67,7 +70,8 @@ REDUCING_COLLECTIVES = {
     "symm_mem::two_shot_all_reduce_", "symm_mem::two_shot_all_reduce_out",
     "symm_mem::reduce_scatter_out", "symm_mem::tile_reduce"}
 VIEW_OPS = {"view", "reshape", "slice", "select", "narrow", "transpose", "t", "permute", "expand",
-            "unsqueeze", "squeeze", "flatten", "alias", "as_strided", "contiguous"}
+            "unsqueeze", "squeeze", "flatten", "alias", "as_strided", "contiguous",
+            "_reshape_alias", "detach", "split", "split_with_sizes", "chunk"}
 # symmflow's ops that PyTorch cannot reproduce
 NOT_COMPARABLE = {"aten::rand": "seeded random factory (symmflow's own generator; PyTorch's "
                                 "rand has no seed argument)",
@@ -530,7 +534,8 @@ def gen_inplace_out(g):
     g.add("aten::div_.Scalar", "int-self-int-scalar", [("x", T("i32", 3))], "%r = aten::div_(%x, 2)", "r")
 
 
-UNARY = ["neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu"]
+UNARY = ["neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu",
+         "silu"]
 
 
 def gen_unary(g):
@@ -939,8 +944,9 @@ def gen_misc(g):
     g.add("aten::add.Tensor", "return-input", [("x", T("f32", 4))], [], ["x"])
 
 
+conformance_nn.bind(globals())
 GENERATORS = [gen_binary, gen_inplace_out, gen_unary, gen_clamp, gen_copy_fill, gen_views,
-              gen_reductions, gen_matmul, gen_cat_stack, gen_factories, gen_misc]
+              gen_reductions, gen_matmul, gen_cat_stack, gen_factories, gen_misc] + conformance_nn.GENERATORS
 
 
 def generated_cases():
@@ -1133,7 +1139,7 @@ SKIP_PATTERNS = [(re.compile(r"not implemented for 'Half'"),
 # refusals that depend on the tensors' values or memory, not on their types: symmflow
 # may refuse them when it runs (exit 1) instead of when it parses (exit 2)
 RUNTIME_REFUSAL = re.compile(r"ZeroDivisionError|refer to a single memory location|"
-                             r"refers to a single memory location")
+                             r"refers to a single memory location|index out of range in self")
 
 
 def err_op(text):

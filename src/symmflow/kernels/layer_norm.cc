@@ -44,7 +44,8 @@ void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd,
     T* yr = y + r * n;
     C sum = 0;
     for (int64_t i = 0; i < n; ++i) sum += C(xr[i]);
-    const C m = n == 0 ? C(0) : sum / C(n);
+    // A row holding +-inf: PyTorch's Welford pass gives mean NaN (inf - inf), not inf.
+    const C m = n == 0 ? C(0) : std::isinf(sum) ? std::numeric_limits<C>::quiet_NaN() : sum / C(n);
     C sq = 0;
     for (int64_t i = 0; i < n; ++i) sq += (C(xr[i]) - m) * (C(xr[i]) - m);
     const C var = n == 0 ? std::numeric_limits<C>::quiet_NaN() : sq / C(n);

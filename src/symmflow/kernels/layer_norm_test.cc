@@ -59,6 +59,10 @@ TEST(LayerNorm, SpecialRowsAndEmpty) {
   auto y = values(r.out);
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(std::isnan(y[i]));
   EXPECT_EQ(y[3], 0);
+  // A row holding inf: mean NaN, as PyTorch's Welford pass (not inf).
+  auto i = native_layer_norm(from({1, 2, INFINITY}, {3}), {3}, std::nullopt, std::nullopt, 1e-5);
+  EXPECT_TRUE(std::isnan(values(i.mean)[0]));
+  EXPECT_TRUE(std::isnan(values(i.out)[0]));
   auto e = native_layer_norm(Tensor::empty({2, 0}), {0}, std::nullopt, std::nullopt, 1e-5);
   EXPECT_EQ(values(e.mean), V({0, 0}));  // PyTorch: mean 0, rstd NaN
   EXPECT_TRUE(std::isnan(values(e.rstd)[0]));

@@ -44,10 +44,12 @@ bool is_wait(const Node& n) { return comm_kind(n) == CommKind::wait; }
 bool is_as_strided(const Node& n) { return n.schema().ns == "aten" && n.schema().name == "as_strided"; }
 
 // How to rebuild a value from its storage's newest version: replay `view` on the
-// rebuilt `parent`; no view means the value is the storage itself.
+// rebuilt `parent` and take its result `output` (split and chunk return several
+// views); no view means the value is the storage itself.
 struct Recipe {
   const Node* view = nullptr;
   Value* parent = nullptr;
+  size_t output = 0;
 };
 
 class Functionalizer {
@@ -112,10 +114,11 @@ class Functionalizer {
     else args[0] = Arg(get(r.parent));
     Node* nv = g_.make_node(r.view->op(), std::move(args), false, r.view->loc());
     emit(nv);
-    g_.name_after(nv->output(0), v);
-    at(map_, v) = nv->output(0);
+    Value* rebuilt = nv->output(r.output);
+    g_.name_after(rebuilt, v);
+    at(map_, v) = rebuilt;
     at(made_at_, v) = latest;
-    return nv->output(0);
+    return rebuilt;
   }
 
   // as_strided's arguments made to read `input`'s storage at its newest version;
@@ -176,7 +179,7 @@ class Functionalizer {
         if (n->has_effects() && original_src[i] && size_t(original_src[i]->id()) < roots_.size())
           at(recipe_, o) = at(recipe_, original_src[i]);
         else
-          at(recipe_, o) = Recipe{n, original_arg0(n)};
+          at(recipe_, o) = Recipe{n, original_arg0(n), i};
         at(map_, o) = o;
         at(made_at_, o) = cur(root(o));
       }

@@ -1,0 +1,227 @@
+"""Conformance cases for the ops a traced nn.Module emits (make_fx, PyTorch 1.13):
+softmax internals, layer_norm, embedding, attention masks, baddbmm, split/chunk,
+the views and copies make_fx records (_reshape_alias, _unsafe_view, detach,
+lift_fresh_copy, _to_copy). conformance.py imports GENERATORS from here."""
+import numpy as np
+
+# conformance.py's helpers, bound by bind() (this module is imported by it).
+T = FLOATS = ALL = special_array = None
+
+
+def bind(ns):
+    g = globals()
+    for k in ("T", "FLOATS", "ALL", "special_array"):
+        g[k] = ns[k]
+
+
+def gen_softmax_internal(g):
+    for op in ["_softmax", "_log_softmax"]:
+        key = "aten::" + op
+        for d in FLOATS:
+            g.add(key, d, [("x", T(d, 3, 8))], "%%r = aten::%s(%%x, 1, false)" % op, "r")
+        g.add(key, "special-f32", [("x", T("f32", 16, 16))], "%%r = aten::%s(%%x, 0, false)" % op, "r",
+              inputs={"x": np.concatenate([special_array("f32", [16, 1]),
+                                           np.repeat(special_array("f32", [16, 1])[::-1], 15, 1)], 1)})
+        g.add(key, "negative-dim", [("x", T("f64", 2, 3, 4))], "%%r = aten::%s(%%x, -2, false)" % op, "r")
+        g.add(key, "strided", [("x", T("f32", 5, 3))],
+              ["%t = aten::t(%x)", "%%r = aten::%s(%%t, -1, false)" % op], "r")
+        g.add(key, "0dim", [("x", T("f32"))], "%%r = aten::%s(%%x, 0, false)" % op, "r")
+        g.add(key, "half-to-float-refused", [("x", T("bf16", 2, 3))], "%%r = aten::%s(%%x, 1, true)" % op, "r")
+        g.add(key, "int-refused", [("x", T("i64", 2, 3))], "%%r = aten::%s(%%x, 1, false)" % op, "r")
+        g.add(key, "bad-dim", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, 2, false)" % op, "r")
+
+
+def gen_layer_norm(g):
+    N = "aten::native_layer_norm"
+    for d in ["f32", "f64", "bf16", "f16"]:
+        g.add(N, d, [("x", T(d, 2, 3, 8)), ("w", T(d, 8)), ("b", T(d, 8))],
+              "%y, %m, %s = aten::native_layer_norm(%x, [8], %w, %b, 1e-05)", ["y", "m", "s"])
+    g.add(N, "no-affine", [("x", T("f32", 4, 16))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [16], None, None, 1e-05)", ["y", "m", "s"])
+    g.add(N, "two-dims", [("x", T("f32", 2, 3, 4)), ("w", T("f32", 3, 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [3, 4], %w, None, 0.001)", ["y", "m", "s"])
+    g.add(N, "wide", [("x", T("f32", 3, 1000))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [1000], None, None, 1e-05)", ["y", "m", "s"])
+    g.add(N, "strided", [("x", T("f32", 8, 3))],
+          ["%t = aten::t(%x)", "%y, %m, %s = aten::native_layer_norm(%t, [8], None, None, 1e-05)"], ["y", "s"])
+    # NaN, inf, constant and wide-range rows (not |x| near 3e38: a float sum that
+    # overflows is NaN here, see kernels/layer_norm.h).
+    nan, inf = float("nan"), float("inf")
+    g.add(N, "special", [("x", T("f32", 5, 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [4], None, None, 1e-05)", ["y", "m", "s"],
+          inputs={"x": special_array("f32", [5, 4], [1.0, nan, 2.0, 3.0, 5.0, 5.0, 5.0, 5.0,
+                                                     1e30, -1e30, 0.5, 0.0, 1.0, 2.0, 3.0, inf,
+                                                     -inf, 1.0, inf, 0.0])})
+    g.add(N, "empty-rows", [("x", T("f32", 0, 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [4], None, None, 1e-05)", ["y", "m", "s"])
+    g.add(N, "not-trailing", [("x", T("f32", 2, 3, 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [3], None, None, 1e-05)", ["y"])
+    g.add(N, "empty-shape", [("x", T("f32", 2, 3))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [], None, None, 1e-05)", ["y"])
+    g.add(N, "bad-weight", [("x", T("f32", 2, 4)), ("w", T("f32", 3))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [4], %w, None, 1e-05)", ["y"])
+    g.add(N, "weight-dtype", [("x", T("bf16", 2, 4)), ("w", T("f32", 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [4], %w, None, 1e-05)", ["y"])
+    g.add(N, "int-refused", [("x", T("i64", 2, 4))],
+          "%y, %m, %s = aten::native_layer_norm(%x, [4], None, None, 1e-05)", ["y"])
+    L = "aten::layer_norm"
+    g.add(L, "defaults", [("x", T("f32", 2, 3, 8))], "%y = aten::layer_norm(%x, [8])", "y")
+    g.add(L, "affine", [("x", T("bf16", 4, 8)), ("w", T("bf16", 8)), ("b", T("bf16", 8))],
+          "%y = aten::layer_norm(%x, [8], %w, %b, 1e-06)", "y")
+
+
+def gen_embedding(g):
+    E = "aten::embedding"
+    ids = {"i": np.array([[3, 0], [9, 3]], dtype=np.int64)}
+    for d in ALL:
+        g.add(E, d, [("w", T(d, 10, 4)), ("i", T("i64", 2, 2))], "%r = aten::embedding(%w, %i)", "r", inputs=ids)
+    g.add(E, "i32-indices", [("w", T("f32", 10, 4)), ("i", T("i32", 3))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"i": np.array([1, 1, 7], dtype=np.int32)})
+    g.add(E, "0dim-index", [("w", T("f32", 10, 4)), ("i", T("i64"))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"i": np.array(5, dtype=np.int64)})
+    g.add(E, "padding-idx", [("w", T("f32", 10, 4)), ("i", T("i64", 2, 2))],
+          "%r = aten::embedding(%w, %i, 3)", "r", inputs=ids)
+    g.add(E, "special-rows", [("w", T("f32", 4, 4)), ("i", T("i64", 4))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"w": special_array("f32", [4, 4]), "i": np.array([3, 2, 1, 0], dtype=np.int64)})
+    g.add(E, "out-of-range", [("w", T("f32", 10, 4)), ("i", T("i64", 2))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"i": np.array([1, 10], dtype=np.int64)})
+    g.add(E, "negative", [("w", T("f32", 10, 4)), ("i", T("i64", 2))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"i": np.array([-1, 0], dtype=np.int64)})
+    g.add(E, "float-indices", [("w", T("f32", 10, 4)), ("i", T("f32", 2))], "%r = aten::embedding(%w, %i)", "r")
+    g.add(E, "1d-weight", [("w", T("f32", 10)), ("i", T("i64", 2))], "%r = aten::embedding(%w, %i)", "r",
+          inputs={"i": np.array([1, 2], dtype=np.int64)})
+
+
+def gen_masks(g):
+    M = "aten::masked_fill.Scalar"
+    for d in ALL:
+        v = "true" if d == "bool" else ("7" if d in ("i32", "i64") else "-inf")
+        g.add(M, d, [("x", T(d, 3, 4)), ("m", T("bool", 3, 4))], "%%r = aten::masked_fill(%%x, %%m, %s)" % v, "r")
+    g.add(M, "broadcast-mask", [("x", T("f32", 2, 3, 4)), ("m", T("bool", 3, 4))],
+          "%r = aten::masked_fill(%x, %m, -1e9)", "r")
+    g.add(M, "broadcast-self", [("x", T("f32", 4)), ("m", T("bool", 3, 4))],
+          "%r = aten::masked_fill(%x, %m, 0.5)", "r")
+    g.add(M, "int-truncates", [("x", T("i64", 6)), ("m", T("bool", 6))], "%r = aten::masked_fill(%x, %m, 1.5)", "r")
+    g.add(M, "int-nan-refused", [("x", T("i64", 6)), ("m", T("bool", 6))], "%r = aten::masked_fill(%x, %m, nan)", "r")
+    g.add(M, "f16-overflow-refused", [("x", T("f16", 6)), ("m", T("bool", 6))],
+          "%r = aten::masked_fill(%x, %m, 1e6)", "r")
+    g.add(M, "special", [("x", T("f32", 16)), ("m", T("bool", 16))], "%r = aten::masked_fill(%x, %m, -0.0)", "r",
+          inputs={"x": special_array("f32"), "m": special_array("bool")})
+    g.add(M, "strided", [("x", T("f32", 4, 3)), ("m", T("bool", 3, 4))],
+          ["%t = aten::t(%x)", "%r = aten::masked_fill(%t, %m, 2.0)"], "r")
+    g.add(M, "mask-shape-mismatch", [("x", T("f32", 3, 4)), ("m", T("bool", 3))],
+          "%r = aten::masked_fill(%x, %m, 0.0)", "r")
+    MT = "aten::masked_fill.Tensor"
+    g.add(MT, "0dim-value", [("x", T("f32", 3, 4)), ("m", T("bool", 3, 4)), ("v", T("f32"))],
+          "%r = aten::masked_fill(%x, %m, %v)", "r")
+    g.add(MT, "f64-value-into-f32", [("x", T("f32", 3, 4)), ("m", T("bool", 4)), ("v", T("f64"))],
+          "%r = aten::masked_fill(%x, %m, %v)", "r")
+    g.add(MT, "i64-value-into-i32", [("x", T("i32", 5)), ("m", T("bool", 5)), ("v", T("i64"))],
+          "%r = aten::masked_fill(%x, %m, %v)", "r", inputs={"v": np.array(-3, dtype=np.int64)})
+    g.add(MT, "1d-value-refused", [("x", T("f32", 3)), ("m", T("bool", 3)), ("v", T("f32", 1))],
+          "%r = aten::masked_fill(%x, %m, %v)", "r")
+    MI = "aten::masked_fill_.Scalar"
+    for d in ["f32", "bf16", "i64", "bool"]:
+        v = "false" if d == "bool" else "3"
+        g.add(MI, d, [("x", T(d, 3, 4)), ("m", T("bool", 4))], "%%r = aten::masked_fill_(%%x, %%m, %s)" % v, ["r", "x"])
+    g.add(MI, "through-view", [("x", T("f32", 4, 3)), ("m", T("bool", 4))],
+          ["%v = aten::select(%x, 1, 2)", "aten::masked_fill_(%v, %m, -1.0)"], "x")
+    g.add(MI, "broadcast-self-refused", [("x", T("f32", 4)), ("m", T("bool", 3, 4))],
+          "%r = aten::masked_fill_(%x, %m, 0.0)", "r")
+    g.add("aten::masked_fill_.Tensor", "0dim-value", [("x", T("f32", 3, 4)), ("m", T("bool", 3, 4)), ("v", T("f32"))],
+          "aten::masked_fill_(%x, %m, %v)", "x")
+    for op in ["triu", "tril"]:
+        key = "aten::" + op
+        for d in ALL:
+            g.add(key, d, [("x", T(d, 4, 5))], "%%r = aten::%s(%%x)" % op, "r")
+        for k in ["1", "-1", "-10", "10"]:
+            g.add(key, "diagonal" + k, [("x", T("f32", 4, 5))], "%%r = aten::%s(%%x, %s)" % (op, k), "r")
+        g.add(key, "batched", [("x", T("f32", 2, 3, 4, 4))], "%%r = aten::%s(%%x, 1)" % op, "r")
+        g.add(key, "strided", [("x", T("f32", 5, 4))], ["%t = aten::t(%x)", "%%r = aten::%s(%%t)" % op], "r")
+        g.add(key, "special", [("x", T("f32", 4, 4))], "%%r = aten::%s(%%x)" % op, "r",
+              inputs={"x": special_array("f32", [4, 4])})
+        g.add(key, "1d-refused", [("x", T("f32", 4))], "%%r = aten::%s(%%x)" % op, "r")
+    g.add("aten::triu", "causal-mask", [],
+          ["%o = aten::ones([4, 4], dtype=bool)", "%r = aten::triu(%o, 1)"], "r")
+
+
+def gen_baddbmm(g):
+    B = "aten::baddbmm"
+    for d in ["f32", "f64", "bf16", "f16", "i32", "i64"]:
+        g.add(B, d, [("c", T(d, 2, 3, 4)), ("a", T(d, 2, 3, 5)), ("b", T(d, 2, 5, 4))],
+              "%r = aten::baddbmm(%c, %a, %b)", "r")
+    g.add(B, "beta-alpha", [("c", T("f32", 4)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 5, 4))],
+          "%r = aten::baddbmm(%c, %a, %b, beta=0.5, alpha=0.125)", "r")
+    g.add(B, "beta-zero-ignores-nan", [("c", T("f32", 1, 1, 4)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 5, 4))],
+          "%r = aten::baddbmm(%c, %a, %b, beta=0, alpha=0.5)", "r",
+          inputs={"c": special_array("f32", [1, 1, 4], [float("nan"), float("inf"), 1.0, 2.0])})
+    g.add(B, "transposed", [("c", T("f32", 1)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 4, 5))],
+          ["%bt = aten::transpose(%b, 1, 2)", "%r = aten::baddbmm(%c, %a, %bt)"], "r")
+    g.add(B, "empty-k", [("c", T("f32", 2, 3, 4)), ("a", T("f32", 2, 3, 0)), ("b", T("f32", 2, 0, 4))],
+          "%r = aten::baddbmm(%c, %a, %b, beta=2)", "r")
+    g.add(B, "not-3d", [("c", T("f32", 3, 4)), ("a", T("f32", 3, 5)), ("b", T("f32", 5, 4))],
+          "%r = aten::baddbmm(%c, %a, %b)", "r")
+    g.add(B, "batch-mismatch", [("c", T("f32", 4)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 3, 5, 4))],
+          "%r = aten::baddbmm(%c, %a, %b)", "r")
+    g.add(B, "bad-self", [("c", T("f32", 3)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 5, 4))],
+          "%r = aten::baddbmm(%c, %a, %b)", "r")
+
+
+def gen_split(g):
+    S = "aten::split.Tensor"
+    g.add(S, "basic", [("x", T("f32", 3, 8))], "%a, %b, %c = aten::split(%x, 3, 1)", ["a", "b", "c"])
+    g.add(S, "default-dim", [("x", T("i64", 4, 2))], "%a, %b = aten::split(%x, 2)", ["a", "b"])
+    g.add(S, "larger-than-dim", [("x", T("f32", 3, 4))], "%a = aten::split(%x, 10, -1)", ["a"])
+    g.add(S, "write-through", [("x", T("f32", 2, 6))],
+          ["%a, %b = aten::split(%x, 3, 1)", "aten::mul_(%b, -1.0)", "aten::add_(%a, 10.0)"], ["x", "a", "b"])
+    g.add(S, "zero-size-refused", [("x", T("f32", 3, 4))], "%a = aten::split(%x, 0, 1)", ["a"])
+    g.add(S, "negative-refused", [("x", T("f32", 3, 4))], "%a = aten::split(%x, -1, 1)", ["a"])
+    W = "aten::split_with_sizes"
+    g.add(W, "basic", [("x", T("bf16", 2, 7))], "%a, %b, %c = aten::split_with_sizes(%x, [1, 4, 2], 1)",
+          ["a", "b", "c"])
+    g.add(W, "zero-piece", [("x", T("f32", 5))], "%a, %b = aten::split_with_sizes(%x, [0, 5])", ["a", "b"])
+    g.add(W, "write-through", [("x", T("f32", 6, 2))],
+          ["%a, %b = aten::split_with_sizes(%x, [2, 4])", "aten::fill_(%b, 0.5)"], ["x", "a"])
+    g.add(W, "bad-sum", [("x", T("f32", 3, 4))], "%a, %b = aten::split_with_sizes(%x, [1, 2], 1)", ["a"])
+    g.add(W, "negative", [("x", T("f32", 3, 4))], "%a, %b = aten::split_with_sizes(%x, [5, -1], 1)", ["a"])
+    C = "aten::chunk"
+    g.add(C, "even", [("x", T("f32", 3, 24))], "%q, %k, %v = aten::chunk(%x, 3, -1)", ["q", "k", "v"])
+    g.add(C, "uneven", [("x", T("f32", 5, 2))], "%a, %b, %c = aten::chunk(%x, 3)", ["a", "b", "c"])
+    g.add(C, "fewer-than-asked", [("x", T("f32", 4))], "%a, %b = aten::chunk(%x, 3)", ["a", "b"])
+    g.add(C, "write-through", [("x", T("f32", 4, 2))],
+          ["%a, %b = aten::chunk(%x, 2, 1)", "aten::zero_(%a)"], ["x", "b"])
+    g.add(C, "zero-refused", [("x", T("f32", 4))], "%a = aten::chunk(%x, 0)", ["a"])
+    g.add(C, "0dim-refused", [("x", T("f32"))], "%a = aten::chunk(%x, 1)", ["a"])
+
+
+def gen_make_fx_views_copies(g):
+    R = "aten::_reshape_alias"
+    g.add(R, "basic", [("x", T("f32", 2, 6))], "%r = aten::_reshape_alias(%x, [3, 4], [4, 1])", "r")
+    g.add(R, "transposed-strides", [("x", T("f32", 3, 4))], "%r = aten::_reshape_alias(%x, [4, 3], [1, 4])", "r")
+    g.add(R, "write-through", [("x", T("i64", 2, 6))],
+          ["%v = aten::_reshape_alias(%x, [12], [1])", "aten::add_(%v, 100)"], ["x", "v"])
+    U = "aten::_unsafe_view"
+    g.add(U, "basic", [("x", T("f32", 2, 6))], "%r = aten::_unsafe_view(%x, [3, -1])", "r")
+    g.add(U, "of-a-product", [("a", T("f32", 6, 5)), ("b", T("f32", 5, 4))],
+          ["%p = aten::mm(%a, %b)", "%r = aten::_unsafe_view(%p, [2, 3, 4])"], "r")
+    g.add(U, "not-viewable-refused", [("x", T("f32", 3, 4))],
+          ["%t = aten::t(%x)", "%r = aten::_unsafe_view(%t, [12])"], "r")
+    g.add(U, "bad-numel", [("x", T("f32", 3, 4))], "%r = aten::_unsafe_view(%x, [5])", "r")
+    D = "aten::detach"
+    g.add(D, "basic", [("x", T("bf16", 2, 3))], "%r = aten::detach(%x)", "r")
+    g.add(D, "write-through", [("x", T("f32", 2, 3))], ["%d = aten::detach(%x)", "aten::mul_(%d, 3.0)"], ["x", "d"])
+    L = "aten::lift_fresh_copy"
+    g.add(L, "copies", [("x", T("f32", 2, 3))], ["%c = aten::lift_fresh_copy(%x)", "aten::zero_(%c)"], ["x", "c"])
+    g.add(L, "strided", [("x", T("i32", 2, 3))], ["%t = aten::t(%x)", "%c = aten::lift_fresh_copy(%t)"], "c")
+    C = "aten::_to_copy"
+    for a, b in [("f32", "bf16"), ("bf16", "f32"), ("f32", "f64"), ("f64", "f16"), ("i64", "f32"), ("f32", "i32"),
+                 ("bool", "f32"), ("f32", "bool"), ("i32", "i64")]:
+        g.add(C, "%s-to-%s" % (a, b), [("x", T(a, 2, 3))], "%%r = aten::_to_copy(%%x, dtype=%s)" % b, "r")
+    g.add(C, "special-f32-to-bf16", [("x", T("f32", 16))], "%r = aten::_to_copy(%x, dtype=bf16)", "r",
+          inputs={"x": special_array("f32")})
+    g.add(C, "no-dtype-copies", [("x", T("f32", 2, 3))], ["%c = aten::_to_copy(%x)", "aten::zero_(%c)"], ["x", "c"])
+    g.add(C, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%r = aten::_to_copy(%t, dtype=f64)"], "r")
+
+
+GENERATORS = [gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+              gen_make_fx_views_copies]
