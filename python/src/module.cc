@@ -20,6 +20,7 @@
 #include "dlpack_bridge.h"
 #include "symmflow/core/error.h"
 #include "symmflow/exec/compiled_program.h"
+#include "symmflow/exec/copy_report.h"
 #include "symmflow/exec/explain.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/exec/timeline.h"
@@ -154,12 +155,13 @@ class Program {
     auto s = prog_->stats();
     py::dict d;
     d["runs"] = s.runs;
-    d["copies"] = s.copies;
-    d["copy_bytes"] = s.copy_bytes;
-    d["input_copies"] = s.input_copies;
-    d["input_copy_bytes"] = s.input_copy_bytes;
-    d["output_copies"] = s.output_copies;
-    d["output_copy_bytes"] = s.output_copy_bytes;
+    // The one copy report (exec/copy_report.h) that --explain and --json read.
+    d["copies"] = s.copies.count();
+    d["copy_bytes"] = s.copies.bytes();
+    for (exec::CopyOrigin o : exec::kCopyOrigins) {
+      d[py::str(fmt::format("copies_{}", exec::origin_name(o)))] = s.copies.count(o);
+      d[py::str(fmt::format("copy_bytes_{}", exec::origin_name(o)))] = s.copies.bytes(o);
+    }
     d["buffers"] = s.buffers;
     d["regular_bytes"] = s.regular_bytes;
     d["symmetric_bytes"] = s.symmetric_bytes;
