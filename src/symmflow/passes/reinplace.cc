@@ -97,6 +97,18 @@ class Reinplacer {
       }
     }
     for (Value* v : g_.outputs()) reads_[size_t(find(v))].add(kEnd, nullptr);
+    // Rule 9's classes: what communication ops use. symm_placement (after this
+    // pass) puts exactly those in symmetric memory when it can; marking one it
+    // cannot place only keeps a returned result out of place, which costs nothing
+    // (a returned result gets a fresh buffer either way).
+    symmetric_.assign(parent_.size(), false);
+    for (Node* n : nodes) {
+      const std::string op = n->op_name();
+      if (op.rfind("c10d::", 0) != 0 && op.rfind("symm_mem::", 0) != 0) continue;
+      for (const Arg& a : n->args()) a.for_each_value([&](Value* v) { symmetric_[size_t(find(v))] = true; });
+      for (Value* o : n->outputs())
+        if (o->is_tensor()) symmetric_[size_t(find(o))] = true;
+    }
     for (Value* in : g_.inputs())
       if (in->is_tensor() && !written_inputs.count(in)) reads_[size_t(find(in))].add(kEnd, nullptr);
 
@@ -152,11 +164,13 @@ class Reinplacer {
     if (x == y) return;
     parent_[size_t(x)] = y;
     reads_[size_t(y)].merge(reads_[size_t(x)]);
+    if (symmetric_[size_t(x)]) symmetric_[size_t(y)] = true;
   }
   void grow(size_t i) {
     while (parent_.size() <= i) {
       parent_.push_back(int(parent_.size()));
       reads_.emplace_back();
+      symmetric_.push_back(false);
       users_.emplace_back();
     }
   }
@@ -303,6 +317,14 @@ class Reinplacer {
 
   bool try_twin(Node* n, Operator& twin) {
     Value* target = n->arg(0).value;
+    // Rule 9: a returned result is not written into symmetric memory. In place,
+    // it would live in the arena and every run would copy it out to the caller;
+    // functional, its kernel writes the caller's fresh output directly.
+    // (A communication op's own in-place twin is the point of this pass: exempt.)
+    const std::string op = n->op_name();
+    const bool communicates = op.rfind("c10d::", 0) == 0 || op.rfind("symm_mem::", 0) == 0;
+    if (!communicates && symmetric_[size_t(find(target))] && reads_[size_t(find(n->output(0)))].read_at_end())
+      return false;
     Node* scatter = nullptr;
     if (!may_write_in_place(n, target, n->output(0), &scatter)) return false;
     g_.set_op(n, twin);
@@ -314,6 +336,7 @@ class Reinplacer {
   std::unordered_map<const Node*, size_t> pos_;
   std::vector<int> parent_;
   std::vector<LastReads> reads_;
+  std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
   std::vector<std::vector<Node*>> users_;
   std::unordered_map<Value*, Value*> subst_;
   std::unordered_set<const Node*> removed_;

@@ -31,6 +31,11 @@
 //    a result read at the end (returned) may take that buffer only if it is the
 //    final value the epilogue copies. (%t = clamp(%x) returned, then clamp_(%x):
 //    after cse %t is the new %x, but the epilogue copies a later version into %x.)
+// 9. A result read at the end (returned) is not written in place into a class
+//    a communication op uses (symm_placement, after this pass, puts those in
+//    symmetric memory): it would live in the arena and
+//    every run would copy it out; its twin stays functional and its kernel writes
+//    the caller's fresh output (%r = relu(all_reduce_ result) returned: 0 copies).
 #pragma once
 #include "symmflow/passes/pass.h"
 
