@@ -144,7 +144,11 @@ class Reinplacer {
     g_.set_order(kept);
     // A receive that now writes a clone hands out the clone's layout: what is
     // derived from it (its wait, views of it) takes that layout too.
-    if (retyped_) g_.refresh_layouts();
+    // (Any in-place rewrite can do it: make_in_place gives a result the written
+    // argument's layout. Refreshing only after retype() left a wait on a strided
+    // broadcast_ with a compact layout: hazard_check's buffer_too_small, caught by
+    // the diff tests.)
+    if (changed || retyped_) g_.refresh_layouts();
     return changed;
   }
 
