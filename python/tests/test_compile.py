@@ -117,6 +117,7 @@ def test_export_writes_one_spmd_program_that_symmflow_run_checks(rank, world):
     path = os.path.join(os.environ.get("SF_PY_TEST_TMP", "/tmp"), f"sf_ring_shift.w{world}.sf")
     x = randn(8, seed=100 + rank)
     text = sft.export(ring_shift, (x,), path)
+    head = sft.compile(ring_shift).explain(x).splitlines()[0]  # collective: tracing communicates
     if world > 1:
         assert "(rank+1)%world" in text, text
     if rank == 0:
@@ -126,4 +127,11 @@ def test_export_writes_one_spmd_program_that_symmflow_run_checks(rank, world):
                            capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "check: OK" in r.stdout
+        # Every report agrees: the command line's explain of the exported file says
+        # what fast.explain says of the traced program (same counts, same copies).
+        c = subprocess.run([exe, "compile", path, "--world", str(world), "--rank", "0", "--explain"], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert c.returncode == 0, c.stderr
+        cli_head = next(l for l in c.stdout.splitlines() if l.startswith("explain @"))
+        assert cli_head == head
     sft.all_reduce(torch.zeros(1))  # every rank waits for rank 0's run

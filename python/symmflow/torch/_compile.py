@@ -82,10 +82,12 @@ def _clone(t):
 
 
 def _arg_key(a):
+    """What a compiled program depends on in one argument (the signature cache key)."""
     if isinstance(a, torch.Tensor):
-        _tensors.check_cpu(a, "compiled function argument")
-        sym = _tensors.is_symmetric(a)
-        return ("T", tuple(a.shape), tuple(a.stride()), a.dtype, sym, a.storage_offset() if sym else 0)
+        if a.device.type != "cpu":
+            _tensors.check_cpu(a, "compiled function argument")
+        sym = a.numel() > 0 and _C.is_symmetric_address(a.data_ptr())
+        return ("T", a.shape, a.stride(), a.dtype, sym, a.storage_offset() if sym else 0)
     if isinstance(a, (int, float, bool, str, type(None))):
         return ("C", type(a).__name__, a)
     raise TypeError(f"compiled function argument of type {type(a).__name__}: pass tensors, numbers, strings or "
@@ -206,9 +208,9 @@ class CompiledFunction:
     def _sf_inputs(self, entry, args, kwargs, tensors=None):
         if tensors is None:
             tensors = self._prepare(args, kwargs)[1]
-        ins = []
-        for t, (kind, _, _) in zip(tensors, entry.translation.inputs):
-            ins.append(_tensors.to_sf(t if kind == "dense" else _tensors.flat_base(t)))
+        # The signature already checked device and dtype: the unchecked conversion.
+        ins = [_tensors.to_sf_checked_already(t if kind == "dense" else _tensors.flat_base(t))
+               for t, (kind, _, _) in zip(tensors, entry.translation.inputs)]
         ins += [_tensors.to_sf(c) for c in entry.translation.consts]
         return ins
 

@@ -56,6 +56,15 @@ def to_sf(t, what="argument"):
     return _C.Tensor.from_dlpack(_dlpack.to_dlpack(t), False)
 
 
+def to_sf_checked_already(t):
+    """to_sf for a CPU torch tensor of a symmflow dtype (a compiled call's signature checked it)."""
+    if t.requires_grad:
+        t = t.detach()
+    if t.dtype == torch.bool:
+        return _C.Tensor.from_dlpack(_dlpack.to_dlpack(t.view(torch.uint8)), True)
+    return _C.Tensor.from_dlpack(_dlpack.to_dlpack(t), False)
+
+
 def from_sf(s):
     """A torch.Tensor over a symmflow tensor's memory (no copy)."""
     cap, is_bool = s.to_dlpack()
