@@ -73,3 +73,21 @@ def test_a_seed_op_on_regular_memory_is_staged_and_counted(world):
     assert torch.all(x == world)
     after = _C.staged_copy_stats()
     assert after[0] - before[0] == 2 and after[1] - before[1] == 2 * 8 * 4  # in and out
+
+
+def test_make_fx_records_each_communication_call_as_one_node(rank, world):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(x, buf):
+        sft.all_reduce_(x)
+        works = sft.batch_isend_irecv([sft.P2POp("isend", x, (rank + 1) % world),
+                                       sft.P2POp("irecv", buf, (rank - 1) % world)])
+        for w in works:
+            w.wait()
+        return torch.ops.symm_mem.multimem_all_reduce_(buf, "sum", "world")
+
+    gm = make_fx(f)(torch.ones(4), torch.zeros(4))
+    ops = [str(n.target) for n in gm.graph.nodes if n.op == "call_function" and "getitem" not in str(n.target)]
+    assert ops == ["symmflow.all_reduce_.default", "symmflow.batch_isend_irecv.default",
+                   "symmflow.wait_tensor.default", "symmflow.wait_tensor.default",
+                   "symm_mem.multimem_all_reduce_.default"], ops

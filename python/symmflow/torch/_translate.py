@@ -14,6 +14,8 @@ schemas are symmflow's. The translation only spells it in .sf (docs/ir.md):
 - a Python number where the schema wants a Tensor (a "wrapped number":
   ``aten.div.Tensor(x, 2.0)``) drops the overload, so symmflow picks the Scalar
   one, as PyTorch's type promotion treats it;
+- ``aten._unsafe_view`` (matmul's reshape of a fresh product) is written
+  ``aten::reshape``: the same values, and a view instead of a copy;
 - device / layout / pin_memory arguments are dropped (CPU only); anything else
   symmflow's schema lacks is an error naming the op and the user's line.
 
@@ -159,6 +161,12 @@ def translate(gm, name, example_inputs, file):
                 raise _Unsupported(f"{_loc(n)}: {n.target} is not an aten op; symmflow compiles aten, c10d and "
                                    f"symm_mem ops only")
             full, short = _op_name(n.target, n)
+            if full == "aten::_unsafe_view":
+                # matmul's reshape of a fresh result (bmm's, mm's): PyTorch skips alias
+                # tracking because nothing else sees the input. aten::reshape gives the
+                # same values and is a view here (the input is contiguous), where
+                # symmflow's _unsafe_view, planned by its schema, must copy.
+                full = short = "aten::reshape"
             if not _C.has_op(full):
                 if _C.has_op(short):
                     full = short
