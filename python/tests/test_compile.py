@@ -135,3 +135,16 @@ def test_export_writes_one_spmd_program_that_symmflow_run_checks(rank, world):
         cli_head = next(l for l in c.stdout.splitlines() if l.startswith("explain @"))
         assert cli_head == head
     sft.all_reduce(torch.zeros(1))  # every rank waits for rank 0's run
+
+
+def test_numpy_arrays_are_compiled_arguments_written_in_place():
+    import numpy as np
+
+    def f(x):
+        x.mul_(2)
+        return x + 1
+
+    a = np.arange(6, dtype=np.float32)
+    out = sft.compile(f)(a)
+    assert np.array_equal(a, np.arange(6, dtype=np.float32) * 2)  # the caller's array, written
+    assert torch.equal(out, torch.from_numpy(a) + 1)

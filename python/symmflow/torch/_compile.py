@@ -22,6 +22,7 @@ import os
 import sys
 import traceback
 
+import numpy as np
 import torch
 from torch.fx.experimental import proxy_tensor
 from torch.utils import _pytree as pytree
@@ -223,6 +224,8 @@ class CompiledFunction:
 
     # --- the user's API -----------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if any(isinstance(a, np.ndarray) for a in args):  # numpy arrays share memory with torch
+            args = tuple(torch.from_numpy(a) if isinstance(a, np.ndarray) else a for a in args)
         key, tensors = self._prepare(args, kwargs)
         e = self._entry(args, kwargs, key=key)
         return self._outputs(e, e.program.run(self._sf_inputs(e, args, kwargs, tensors)))
