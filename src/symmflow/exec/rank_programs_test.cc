@@ -59,16 +59,6 @@ std::unique_ptr<ir::Graph> compiled_graph(const std::string& text, int rank, int
   return g;
 }
 
-std::vector<IValue> inputs_for(const ir::Graph& g, int rank) {
-  std::vector<IValue> in;
-  for (size_t k = 0; k < g.inputs().size(); ++k) {
-    Tensor t = Tensor::empty(g.inputs()[k]->type().sizes, g.inputs()[k]->type().dtype);
-    fill_input(t, 0, int(k), rank);
-    in.emplace_back(t);
-  }
-  return in;
-}
-
 // Every rank: the same collective region, an arena of the largest size any rank
 // planned, and results bitwise equal to eager.
 int run_stages(int world) {
@@ -81,8 +71,8 @@ int run_stages(int world) {
   SF_CHECK(plan.collective_buffers.size() == 1 && plan.collective_buffers[0].collective == 0 &&
                plan.collective_buffers[0].offset == 0 && plan.collective_bytes == 128,
            "rank {}: the all_reduce buffer is not alone at +0 of a 128-byte collective region", rank);
-  auto in = inputs_for(prog.graph(), rank);
-  auto eager = run_eager(*ir::parse_graph(kStages, {"t.sf", rank, world}), inputs_for(prog.graph(), rank));
+  auto in = seeded_inputs(prog.graph(), 0, rank);
+  auto eager = run_eager(*ir::parse_graph(kStages, {"t.sf", rank, world}), seeded_inputs(prog.graph(), 0, rank));
   for (int i = 0; i < 3; ++i) {
     auto out = prog.run(in);
     SF_CHECK(first_bitwise_difference(eager[0], out[0]).empty(), "rank {} run {}: {}", rank, i,
