@@ -4,6 +4,9 @@ PyTorch on the unsharded problem, and bitwise against symmflow's eager run of
 the traced .sf."""
 import math
 
+import os
+import subprocess
+
 import pytest
 import torch
 import torch.nn as nn
@@ -249,12 +252,24 @@ def test_pipeline_stages_compiled(rank, world):
         pytest.skip("a pipeline needs two ranks")
     x, w1, w2 = randn(4, 8, seed=90), randn(8, 8, seed=91), randn(8, 8, seed=92)
     fast = sft.compile(pipeline)
-    try:
-        out = fast(x, w1, w2)
-    except sft.Error as e:
-        # Ranks that trace different programs need the compiler to agree on one
-        # symmetric layout (issue 17, "ranks that run different code"); until then
-        # the refusal must be clear and raised on every rank, not a hang.
-        assert "ranks planned different symmetric memory" in str(e)
-        pytest.xfail("compiling ranks that run different code is issue 17's")
+    # The ranks trace different programs (issue 17): they agree on one symmetric layout.
+    out = fast(x, w1, w2)
     torch.testing.assert_close(out, pipeline(x, w1, w2))
+
+
+def test_pipeline_stages_export_one_graph_per_rank_that_symmflow_run_checks(rank, world):
+    if world == 1:
+        pytest.skip("a pipeline needs two ranks")
+    path = os.path.join(os.environ.get("SF_PY_TEST_TMP", "/tmp"), f"sf_pipeline.w{world}.sf")
+    x, w1, w2 = randn(4, 8, seed=90), randn(8, 8, seed=91), randn(8, 8, seed=92)
+    text = sft.export(pipeline, (x, w1, w2), path)
+    for r in range(world):
+        assert f" ranks {r} (" in text, text
+    if rank == 0:
+        exe = os.environ.get("SYMMFLOW_CLI", "symmflow")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SYMMFLOW_") or k == "SYMMFLOW_VERIFY"}
+        r = subprocess.run([exe, "run", path, "--nproc", str(world), "--check"], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "check: OK" in r.stdout
+    sft.all_reduce(torch.zeros(1))  # every rank waits for rank 0's run

@@ -8,8 +8,12 @@ gives every rank its own value:
 
     rank 0: [1, 1]   rank 1: [0, 0]   ->   [(rank+1)%world, (rank+1)%world]
 
-A program whose ranks differ otherwise (ops, shapes: pipeline stages) cannot be
-one SPMD .sf file; that is an error naming the first difference.
+A program whose ranks differ otherwise (ops, shapes: pipeline stages) is written
+as one graph per rank, each with its rank set (docs/ir.md, "Programs whose ranks
+run different code"):
+
+    graph @f ranks 0 (...) -> (...) { ...rank 0's program... }
+    graph @f ranks 1 (...) -> (...) { ...rank 1's program... }
 """
 import re
 
@@ -47,7 +51,8 @@ def _fit(values, world):
 
 
 def merge(texts):
-    """One SPMD .sf text for the ranks' texts (rank order), or an Error."""
+    """One .sf text for the ranks' texts (rank order): one SPMD graph where they differ only in integers
+    that an expression over rank and world fits, else one graph per rank."""
     world = len(texts)
     if all(t == texts[0] for t in texts):
         return texts[0]
@@ -68,14 +73,18 @@ def merge(texts):
             if e is not None:
                 out.append(e)
                 continue
-        line = "".join(toks[0][:i]).count("\n") + 1
-        r = next(r for r, c in enumerate(col) if c != t0)
-        raise _C.Error(f"export: the ranks traced different programs (line {line}: rank 0 has {t0!r}, rank {r} "
-                       f"has {col[r]!r}) and no expression over rank and world gives each its value; a .sf file "
-                       f"holds one SPMD program")
+        return per_rank(texts)
     if any(len(tk) != len(toks[0]) for tk in toks):
-        raise _C.Error("export: the ranks traced programs of different lengths; a .sf file holds one SPMD program")
+        return per_rank(texts)
     return note + "".join(out)
+
+
+def per_rank(texts):
+    """The ranks' programs, one graph per rank with its rank set (`graph @f ranks 1 (`)."""
+    note = f"# exported from {len(texts)} ranks that traced different programs: one graph per rank\n"
+    graphs = [re.sub(r"^graph @([A-Za-z0-9_]+)\(", lambda m, r=r: f"graph @{m.group(1)} ranks {r} (", t, count=1,
+                     flags=re.M) for r, t in enumerate(texts)]
+    return note + "\n".join(graphs)
 
 
 def export(fn, args, kwargs, path):

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/world.h"
@@ -41,77 +42,102 @@ std::shared_ptr<Storage> slice(const std::shared_ptr<Storage>& arena, int64_t of
   return std::make_shared<Storage>(data, size_t(bytes), [arena](void*) {}, region);
 }
 
-// The symmetric buffers in plan order, as (born order) "name: bytes at offset".
-std::vector<std::string> symmetric_entries(const ir::Graph& g) {
-  std::vector<std::string> out;
-  auto add = [&](const ir::Value* v) {
-    auto it = g.plan().slots.find(v->id());
-    if (it != g.plan().slots.end() && it->second.arena == ir::Arena::symmetric)
-      out.push_back(fmt::format("%{} ({} bytes at +{})", v->name(), it->second.bytes, it->second.offset));
-  };
-  for (const ir::Value* in : g.inputs()) add(in);
+// The collective region, one entry per buffer: what must agree between ranks
+// ("collective #2 operand 0: 128 bytes at +64") and, for the message, this
+// rank's value and op ("%h of c10d::all_reduce at prog.sf:7:3").
+struct RegionEntry {
+  std::string key, what;
+};
+std::vector<RegionEntry> collective_region(const ir::Graph& g) {
+  std::vector<const ir::Node*> collectives;
   for (const ir::Node* n : g.nodes())
-    for (const ir::Value* o : n->outputs()) add(o);
+    if (passes::comm_kind(*n) == passes::CommKind::collective || passes::comm_kind(*n) == passes::CommKind::effect)
+      collectives.push_back(n);
+  std::vector<RegionEntry> out;
+  for (const auto& c : g.plan().collective_buffers) {
+    const ir::Node* n = collectives.at(size_t(c.collective));
+    out.push_back({fmt::format("collective #{} operand {}: {} bytes at +{}", c.collective, c.operand, c.bytes, c.offset),
+                   fmt::format("%{} of {} at {}:{}:{}", g.value(size_t(c.value_id))->name(), n->op_name(),
+                               g.file().empty() ? "<traced>" : g.file(), n->loc().line, n->loc().col)});
+  }
+  return out;
+}
+
+// Every rank's strings, gathered: `mine` padded to `count` entries of `width` chars.
+std::vector<std::vector<std::string>> gather_strings(const std::vector<std::string>& mine, int64_t count) {
+  auto& world = dist::world();
+  const int64_t width = 64;  // i32 elements: 256 chars
+  Tensor text = Tensor::empty({count * width}, DType::i32);
+  std::memset(text.data_ptr(), 0, text.nbytes());
+  for (size_t i = 0; i < mine.size() && int64_t(i) < count; ++i)
+    std::memcpy(text.data<int32_t>() + int64_t(i) * width, mine[i].data(),
+                std::min<size_t>(mine[i].size(), size_t(width * 4 - 1)));
+  Tensor all = Tensor::empty({world.size() * count * width}, DType::i32);
+  dist::all_gather(world, all, text);
+  std::vector<std::vector<std::string>> out(size_t(world.size()));
+  for (int r = 0; r < world.size(); ++r)
+    for (int64_t i = 0; i < count; ++i) {
+      const char* p = reinterpret_cast<const char*>(all.data<int32_t>() + (r * count + i) * width);
+      out[size_t(r)].emplace_back(p, strnlen(p, size_t(width * 4)));
+    }
   return out;
 }
 
 }  // namespace
 
-void check_plan_across_ranks(const ir::Graph& g) {
-  if (!dist::is_initialized() || dist::world().size() == 1) return;
+int64_t check_plan_across_ranks(const ir::Graph& g) {
+  const auto& plan = g.plan();
+  if (!dist::is_initialized() || dist::world().size() == 1) return plan.arena_bytes[1];
   auto& world = dist::world();
   const int w = world.size();
-  // Round 1: (hash, symmetric bytes, buffer count) from every rank.
-  auto entries = symmetric_entries(g);
-  Tensor mine = Tensor::empty({3}, DType::i64);
-  mine.data<int64_t>()[0] = int64_t(g.plan().symmetric_hash);
-  mine.data<int64_t>()[1] = g.plan().arena_bytes[1];
-  mine.data<int64_t>()[2] = int64_t(entries.size());
-  Tensor all = Tensor::empty({3 * w}, DType::i64);
+  // Round 1: (hash, collective region bytes, its buffer count, symmetric arena bytes) from every rank.
+  Tensor mine = Tensor::empty({4}, DType::i64);
+  int64_t* m = mine.data<int64_t>();
+  m[0] = int64_t(plan.symmetric_hash), m[1] = plan.collective_bytes;
+  m[2] = int64_t(plan.collective_buffers.size()), m[3] = plan.arena_bytes[1];
+  Tensor all = Tensor::empty({4 * w}, DType::i64);
   dist::all_gather(world, all, mine);
   const int64_t* a = all.data<int64_t>();
   bool same = true;
-  for (int r = 1; r < w; ++r) same &= std::memcmp(a, a + 3 * r, 3 * sizeof(int64_t)) == 0;
-  if (same) return;
-  // Round 2: every rank's buffer list, to name the first difference.
-  int64_t most = 0;
-  for (int r = 0; r < w; ++r) most = std::max(most, a[3 * r + 2]);
-  const int64_t width = 96;
-  Tensor text = Tensor::empty({(most + 1) * width}, DType::i32);
-  std::memset(text.data_ptr(), 0, text.nbytes());
-  auto put = [&](int64_t i, const std::string& s) {
-    auto* p = reinterpret_cast<char*>(text.data<int32_t>() + i * width);
-    std::memcpy(p, s.data(), std::min<size_t>(s.size(), size_t(width * 4 - 1)));
-  };
-  for (size_t i = 0; i < entries.size(); ++i) put(int64_t(i), entries[i]);
-  put(most, fmt::format("symmetric arena {} bytes", g.plan().arena_bytes[1]));
-  Tensor texts = Tensor::empty({w * (most + 1) * width}, DType::i32);
-  dist::all_gather(world, texts, text);
-  auto entry = [&](int r, int64_t i) {
-    const char* p = reinterpret_cast<const char*>(texts.data<int32_t>() + (r * (most + 1) + i) * width);
-    std::string s(p, strnlen(p, size_t(width * 4)));
-    return s.empty() ? std::string("(no buffer)") : s;
+  int64_t largest = 0, most = 0;
+  for (int r = 0; r < w; ++r) {
+    same &= std::memcmp(a, a + 4 * r, 3 * sizeof(int64_t)) == 0;
+    largest = std::max(largest, a[4 * r + 3]);
+    most = std::max(most, a[4 * r + 2]);
+  }
+  if (same) return largest;  // each rank's P2P-only region may differ: every rank allocates the largest arena
+  // Round 2: every rank's collective region, to name the first difference.
+  std::vector<std::string> keys, whats;
+  for (const auto& e : collective_region(g)) keys.push_back(e.key), whats.push_back(e.what);
+  keys.push_back(fmt::format("collective region {} bytes", plan.collective_bytes));
+  auto all_keys = gather_strings(keys, most + 1), all_whats = gather_strings(whats, most + 1);
+  auto shown = [&](int r, size_t i) {
+    const std::string& k = all_keys[size_t(r)][i];
+    if (k.empty()) return std::string("(no buffer)");
+    return all_whats[size_t(r)][i].empty() ? k : fmt::format("{} ({})", k, all_whats[size_t(r)][i]);
   };
   for (int r = 1; r < w; ++r)
-    for (int64_t i = 0; i <= most; ++i)
-      if (entry(0, i) != entry(r, i))
+    for (size_t i = 0; i <= size_t(most); ++i)
+      if (all_keys[0][i] != all_keys[size_t(r)][i])
         throw Error(fmt::format(
-            "compiled program @{}: the ranks planned different symmetric memory (did they trace different "
-            "programs?): symmetric buffer {} is {} on rank 0 but {} on rank {}; nothing has run",
-            g.name(), i, entry(0, i), entry(r, i), r));
-  throw Error(fmt::format("compiled program @{}: the ranks' symmetric plans differ (hash {:x} on rank {})",
-                          g.name(), uint64_t(g.plan().symmetric_hash), world.rank()));
+            "compiled program @{} (rank {}): the ranks planned different symmetric memory for their collectives "
+            "(did they trace different collectives?): symmetric buffer {} is {} on rank 0 but {} on rank {}; "
+            "nothing has run. Every rank must issue the same collectives on tensors of the same sizes, each "
+            "computed between the same two collectives",
+            g.name(), world.rank(), i, shown(0, i), shown(r, i), r));
+  throw Error(fmt::format("compiled program @{}: the ranks' symmetric plans differ (hash {:x} on rank {})", g.name(),
+                          uint64_t(plan.symmetric_hash), world.rank()));
 }
 
 ProgramArenas::ProgramArenas(const ir::Graph& g) : plan_(g.plan().slots) {
   const auto& plan = g.plan();
-  check_plan_across_ranks(g);
+  const int64_t symmetric_bytes = check_plan_across_ranks(g);
   if (plan.arena_bytes[0] > 0) regular_ = regular_allocator().allocate(size_t(plan.arena_bytes[0]));
-  if (plan.arena_bytes[1] > 0) {
+  if (symmetric_bytes > 0) {
     SF_CHECK(dist::is_initialized(), "compiled program @{} needs {} bytes of symmetric memory: call dist::init() first",
-             g.name(), plan.arena_bytes[1]);
-    // One collective allocation for the program's whole life.
-    symmetric_ = dist::world().heap().allocate(size_t(plan.arena_bytes[1]));
+             g.name(), symmetric_bytes);
+    // One collective allocation for the program's whole life, of the same size on every rank.
+    symmetric_ = dist::world().heap().allocate(size_t(symmetric_bytes));
   }
   for (const auto& [id, s] : plan.slots)
     slots_[id] = slice(s.arena == ir::Arena::symmetric ? symmetric_ : regular_, s.offset, s.bytes);

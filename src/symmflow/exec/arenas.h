@@ -21,7 +21,7 @@ namespace symmflow::exec {
 
 class ProgramArenas {
  public:
-  // Compares the symmetric plan across ranks first (plan_check), then allocates.
+  // Compares the symmetric plans across ranks first (check_plan_across_ranks), then allocates.
   explicit ProgramArenas(const ir::Graph& g);
   // The Storage of a planned value (by id), or nullptr when it is not planned.
   std::shared_ptr<Storage> storage(int value_id) const;
@@ -58,10 +58,13 @@ class PlannedAllocator : public Allocator {
   Allocator& fallback_;
 };
 
-// Before anything else collective, every rank checks that it planned the same
-// symmetric buffers as rank 0 (ranks that traced different programs would
-// otherwise corrupt each other's memory). A mismatch is an Error naming the
-// first differing buffer. Needs dist::init(); no-op for one rank.
-void check_plan_across_ranks(const ir::Graph& g);
+// Before anything else collective, the ranks exchange their symmetric plans:
+// every rank must have planned the same collective region as rank 0 (ranks that
+// traced different collectives would otherwise corrupt each other's memory); a
+// mismatch is an Error on every rank naming the first differing buffer on both
+// ranks. The P2P-only region after it may differ. Returns the symmetric arena's
+// size every rank allocates: the largest any rank planned (the heap is collective).
+// Needs dist::init() for more than one rank.
+int64_t check_plan_across_ranks(const ir::Graph& g);
 
 }  // namespace symmflow::exec

@@ -31,16 +31,6 @@ std::unique_ptr<CompiledProgram> compile_text(const std::string& text, int rank,
   return std::make_unique<CompiledProgram>(std::move(g));
 }
 
-std::vector<IValue> inputs_for(const ir::Graph& g, int rank) {
-  std::vector<IValue> in;
-  for (size_t k = 0; k < g.inputs().size(); ++k) {
-    Tensor t = Tensor::empty(g.inputs()[k]->type().sizes, g.inputs()[k]->type().dtype);
-    fill_input(t, 0, int(k), rank);
-    in.emplace_back(t);
-  }
-  return in;
-}
-
 TEST(CompiledProgram, SymmetricBuffersKeepTheirAddressesFor100Runs) {
   int rc = runtime::launch_fn(2, [] {
     dist::init();
@@ -50,7 +40,7 @@ TEST(CompiledProgram, SymmetricBuffersKeepTheirAddressesFor100Runs) {
     SF_CHECK(y && y->symmetric(), "%y is not placed in symmetric memory");
     const void* addr = prog->buffer_address(y);
     SF_CHECK(addr != nullptr, "%y has no planned buffer");
-    auto in = inputs_for(prog->graph(), rank);
+    auto in = seeded_inputs(prog->graph(), 0, rank);
     auto first = prog->run(in);
     for (int i = 0; i < 100; ++i) {
       auto out = prog->run(in);
@@ -77,7 +67,7 @@ TEST(CompiledProgram, ReturnedResultDoesNotTakeALaterResultsBuffer) {
   %s = aten::sum(%m3)
   return %mean, %s
 })", 0, 1);
-    auto in = inputs_for(prog->graph(), 0);
+    auto in = seeded_inputs(prog->graph(), 0, 0);
     auto out = prog->run(in);
     Tensor want = kernels::native_layer_norm(in[0].to_tensor(), {8}, std::nullopt, std::nullopt, 1e-5).mean;
     SF_CHECK(std::memcmp(out[0].data_ptr(), want.data_ptr(), want.nbytes()) == 0, "%mean was overwritten");
@@ -102,7 +92,7 @@ TEST(CompiledProgram, CopyReportIsWhatTheExecutorCopies) {
     dist::init();
     const int rank = dist::world().rank();
     auto prog = compile_text(kInPlaceInput, rank, 2);
-    auto in = inputs_for(prog->graph(), rank);
+    auto in = seeded_inputs(prog->graph(), 0, rank);
     prog->run(in);
     ProgramStats s = prog->stats();
     const int64_t b = 256 * 4;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "symmflow/ir/printer.h"
 #include "symmflow/passes/schedule.h"
 
 namespace symmflow::exec {
@@ -37,8 +38,8 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
     }
   }
   if (plan.planned)
-    out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes\n",
-                       plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1]);
+    out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes{}\n",
+                       plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1], ir::symmetric_regions(plan));
   return fmt::format("explain @{} (rank {} of {}): {} ops, {} run in place, {} cop{} ({} bytes)\n{}", g.name(),
                      g.rank(), g.world(), g.size(), in_place, copies.count(), copies.count() == 1 ? "y" : "ies",
                      copies.bytes(), out);

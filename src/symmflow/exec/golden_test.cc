@@ -102,16 +102,7 @@ std::optional<bool> run_step(ir::Graph& g, const std::string& name) {
 void check_same_results(const ir::Graph& before, const ir::Graph& after) {
   int rc = runtime::launch_fn(1, [&] {
     dist::init();
-    auto inputs = [&](const ir::Graph& g) {
-      std::vector<IValue> in;
-      for (size_t k = 0; k < g.inputs().size(); ++k) {
-        Tensor t = Tensor::empty(g.inputs()[k]->type().sizes, g.inputs()[k]->type().dtype);
-        exec::fill_input(t, 0, int(k), 0);
-        in.emplace_back(t);
-      }
-      return in;
-    };
-    auto in_a = inputs(before), in_b = inputs(after);
+    auto in_a = exec::seeded_inputs(before, 0, 0), in_b = exec::seeded_inputs(after, 0, 0);
     auto out_a = exec::run_eager(before, in_a), out_b = exec::run_eager(after, in_b);
     for (size_t i = 0; i < out_a.size(); ++i)
       if (!exec::first_bitwise_difference(out_a[i], out_b[i]).empty()) return 10 + int(i);

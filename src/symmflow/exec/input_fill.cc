@@ -79,4 +79,21 @@ IValue scalar_input(DType dtype, uint64_t seed, int input_index, int rank) {
        dtype_name(dtype), input_index);
 }
 
+std::vector<IValue> seeded_inputs(const ir::Graph& g, uint64_t seed, int rank) {
+  std::vector<IValue> in;
+  for (size_t k = 0; k < g.inputs().size(); ++k) {
+    const ir::Value* v = g.inputs()[k];
+    if (!v->is_tensor()) {
+      in.push_back(scalar_input(v->kind() == ir::ValueKind::Int ? DType::i64
+                                : v->kind() == ir::ValueKind::Float ? DType::f64 : DType::boolean,
+                                seed, int(k), rank));
+      continue;
+    }
+    Tensor t = Tensor::empty(v->type().sizes, v->type().dtype);
+    fill_input(t, seed, int(k), rank);
+    in.emplace_back(t);
+  }
+  return in;
+}
+
 }  // namespace symmflow::exec

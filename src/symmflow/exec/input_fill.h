@@ -9,10 +9,12 @@
 //   IValue n = scalar_input(DType::i64, 0, /*input_index=*/1, /*rank=*/1);  // an int
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "symmflow/core/dtype.h"
 #include "symmflow/core/ivalue.h"
 #include "symmflow/core/tensor.h"
+#include "symmflow/ir/graph.h"
 
 namespace symmflow::exec {
 
@@ -27,5 +29,8 @@ void fill_input(const Tensor& t, uint64_t seed, int input_index, int rank);
 // A scalar graph input: the same formula at i = 0. dtype must be i64 (an int
 // IValue), f64 (a double) or boolean (a bool); anything else is an Error.
 IValue scalar_input(DType dtype, uint64_t seed, int input_index, int rank);
+
+// Every input of g, filled as above (tensors contiguous, in the signature's order).
+std::vector<IValue> seeded_inputs(const ir::Graph& g, uint64_t seed, int rank);
 
 }  // namespace symmflow::exec

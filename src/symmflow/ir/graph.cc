@@ -684,6 +684,7 @@ std::vector<IValue> Graph::materialize_args(const Node& n, std::span<const IValu
 std::unique_ptr<Graph> Graph::clone() const {
   auto g = std::make_unique<Graph>(name_, rank_, world_);
   g->file_ = file_;
+  g->rank_set_ = rank_set_;
   g->output_types_ = output_types_;
   g->next_fresh_ = next_fresh_;
   std::vector<Value*> map(values_.size(), nullptr);

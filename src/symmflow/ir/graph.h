@@ -29,6 +29,7 @@
 
 #include "symmflow/core/ivalue.h"
 #include "symmflow/ir/int_expr.h"
+#include "symmflow/ir/rank_set.h"
 #include "symmflow/library/operator.h"
 
 namespace symmflow::ir {
@@ -132,13 +133,30 @@ struct PlacementDecision {
   int64_t bytes_copied = 0;  // per run, when the input is not already symmetric
 };
 
+// A symmetric buffer a collective (or another op every rank issues in order)
+// reads or writes: it must sit at the same offset on every rank. It is named by
+// the first such op that takes it — its place in the collective sequence — and the
+// operand (arguments, then results), which ranks running different code share.
+struct CollectiveBuffer {
+  int value_id = 0;     // this rank's value (its name differs between ranks' programs)
+  int collective = 0;   // 0-based, among the ops every rank issues in order
+  int operand = 0;
+  int64_t offset = 0;   // bytes, in the collective region
+  int64_t bytes = 0;
+};
+
 // The compiled program's memory: the passes fill it, the executor allocates it.
+// The symmetric arena has two regions: [0, collective_bytes) holds the buffers of
+// collectives, laid out alike on every rank; after it, each rank's P2P-only
+// buffers (a receiver posts its own offset, so these may differ between ranks).
 struct MemoryPlan {
   bool planned = false;
   bool sentinels = false;                    // 64 guard bytes after every planned buffer
-  int64_t arena_bytes[2] = {0, 0};           // regular, symmetric
+  int64_t arena_bytes[2] = {0, 0};           // regular, symmetric (both regions)
+  int64_t collective_bytes = 0;              // the symmetric arena's collective region
   std::unordered_map<int, BufferSlot> slots;  // by Value id: buffers the plan holds
-  uint64_t symmetric_hash = 0;                // compared across ranks at load
+  std::vector<CollectiveBuffer> collective_buffers;  // by (collective, operand)
+  uint64_t symmetric_hash = 0;                // of the collective region: compared across ranks at load
   std::vector<PlacementDecision> decisions;
 };
 
@@ -269,6 +287,10 @@ class Graph {
   // The file the graph was parsed from (for `file:line:col` in messages).
   const std::string& file() const { return file_; }
   void set_file(std::string f) { file_ = std::move(f); }
+  // The ranks this graph is for when the program's ranks run different code
+  // (ir/rank_set.h); nullptr for an SPMD graph (every rank runs it).
+  const RankSet* rank_set() const { return rank_set_ ? &*rank_set_ : nullptr; }
+  void set_rank_set(RankSet s) { rank_set_ = std::move(s); }
 
   Value* add_input(std::string name, TensorType type);
   Value* add_scalar_input(std::string name, ValueKind kind);
@@ -378,6 +400,7 @@ class Graph {
   std::unordered_map<std::string, int> next_version_;
   uint64_t order_epoch_ = 0;  // set_order's marks
   MemoryPlan plan_;
+  std::optional<RankSet> rank_set_;
 };
 
 // Flattens an op's results (Tensor or Tensor[] per return) into tensors.

@@ -45,6 +45,10 @@ bool IntExpr::uses_rank_or_world() const {
   return (a_ && a_->uses_rank_or_world()) || (b_ && b_->uses_rank_or_world());
 }
 
+bool IntExpr::uses_rank() const {
+  return op_ == Op::Rank || (a_ && a_->uses_rank()) || (b_ && b_->uses_rank());
+}
+
 namespace {
 int precedence(IntExpr::Op op) {
   switch (op) {

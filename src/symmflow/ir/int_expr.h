@@ -30,6 +30,7 @@ class IntExpr {
   // Canonical text with the parentheses precedence needs: "(rank+1)%world".
   std::string to_string() const;
   bool uses_rank_or_world() const;
+  bool uses_rank() const;
 
  private:
   IntExpr(Op op, int64_t v, Ptr a, Ptr b) : op_(op), value_(v), a_(std::move(a)), b_(std::move(b)) {}

@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 
+#include "symmflow/ir/printer.h"
+
 namespace symmflow::ir {
 
 namespace {
@@ -56,7 +58,7 @@ class Lexer {
         size_t b = i_;
         bool is_float = false;
         while (i_ < s_.size() && std::isdigit(uchar(s_[i_]))) ++i_;
-        if (i_ < s_.size() && s_[i_] == '.') {
+        if (i_ < s_.size() && s_[i_] == '.' && s_.substr(i_, 2) != "..") {  // `1..3` is a rank range
           is_float = true;
           ++i_;
           while (i_ < s_.size() && std::isdigit(uchar(s_[i_]))) ++i_;
@@ -84,7 +86,7 @@ class Lexer {
           }
           t.text += d;
         }
-      } else if (s_.substr(i_, 2) == "::" || s_.substr(i_, 2) == "->") {
+      } else if (s_.substr(i_, 2) == "::" || s_.substr(i_, 2) == "->" || s_.substr(i_, 2) == "..") {
         t.kind = Tok::Punct;
         t.text = std::string(s_.substr(i_, 2));
         i_ += 2;
@@ -132,12 +134,119 @@ class Parser {
  public:
   Parser(std::vector<Token> toks, const ParseOptions& o) : t_(std::move(toks)), o_(o) {}
 
+  // The graph for o_.rank: the file's only graph, or the one whose rank set holds it.
   std::unique_ptr<Graph> run() {
-    expect_ident("graph");
-    expect("@");
-    std::string name = take(Tok::Ident, "a graph name").text;
-    g_ = std::make_unique<Graph>(name, o_.rank, o_.world);
+    std::unique_ptr<Graph> mine;
+    for (auto& block : blocks(/*all=*/false))
+      if (block) mine = std::move(block);
+    return mine;
+  }
+
+  // Every graph of the file, each parsed for the first rank of its set (a graph
+  // whose set is empty in this world is left out).
+  std::vector<std::unique_ptr<Graph>> run_all() {
+    std::vector<std::unique_ptr<Graph>> out;
+    for (auto& block : blocks(/*all=*/true))
+      if (block) out.push_back(std::move(block));
+    return out;
+  }
+
+ private:
+  // One graph, or several with rank sets that hold no rank twice (and o_.rank
+  // once). A graph not parsed (not this rank's, or empty here) is a nullptr.
+  std::vector<std::unique_ptr<Graph>> blocks(bool all) {
+    struct Seen {
+      std::string name;
+      SourceLoc loc;
+      RankSet set;
+    };
+    std::vector<Seen> seen;
+    std::vector<std::unique_ptr<Graph>> out;
+    do {
+      SourceLoc gl = peek().loc;
+      expect_ident("graph");
+      expect("@");
+      std::string name = take(Tok::Ident, "a graph name").text;
+      if (!(peek().kind == Tok::Ident && peek().text == "ranks")) {
+        if (!seen.empty())
+          error(gl, "graph @{} has no rank set: in a file of several graphs each one says which ranks run it "
+                    "(`graph @{} ranks 1 (...)`, docs/ir.md)", name, name);
+        out.push_back(graph(name, nullptr, o_.rank));
+        if (peek().kind != Tok::End)
+          error(peek().loc, "expected end of file after the graph, found {} (a file of several graphs gives "
+                            "each one a rank set: `graph @{} ranks 0 (...)`)", describe(peek()), name);
+        return out;
+      }
+      SourceLoc sl = next().loc;
+      RankSet set = rank_set();
+      for (const Seen& s : seen)
+        for (int r = 0; r < o_.world; ++r)
+          if (s.set.contains(r, o_.world) && set.contains(r, o_.world))
+            error(sl, "rank {} (world {}) would run two graphs: @{} (line {}) and @{}; each rank runs exactly one",
+                  r, o_.world, s.name, s.loc.line, name);
+      const int64_t first = set.first_rank(o_.world);
+      const bool parse = all ? first >= 0 : set.contains(o_.rank, o_.world);
+      seen.push_back({name, gl, set});
+      if (parse) {
+        out.push_back(graph(name, &seen.back().set, all ? int(first) : o_.rank));
+      } else {
+        out.push_back(nullptr);
+        skip_graph();
+      }
+    } while (peek().kind != Tok::End);
+    // The rank being parsed must run one (a printed graph of one rank parses back
+    // for that rank alone; `symmflow run` parses the file for every rank).
+    bool any = all;
+    for (const Seen& s : seen) any |= s.set.contains(o_.rank, o_.world);
+    if (!any) {
+      std::vector<std::string> sets;
+      for (const Seen& s : seen) sets.push_back(fmt::format("@{} ranks {} (line {})", s.name, s.set.str(), s.loc.line));
+      error(seen.front().loc, "rank {} (world {}) runs no graph: no rank set holds it ({}); add it to one", o_.rank,
+            o_.world, fmt::join(sets, ", "));
+    }
+    return out;
+  }
+
+  // `ranks` items: INTEXPR or INTEXPR '..' INTEXPR over `world`, separated by ','.
+  RankSet rank_set() {
+    RankSet set;
+    do {
+      SourceLoc l = peek().loc;
+      RankSet::Item item{int_expr(0), nullptr};
+      if (accept("..")) item.last = int_expr(0);
+      for (const auto& e : {item.first, item.last}) {
+        if (e && e->uses_rank())
+          error(l, "a rank set is written over `world` only, not `rank` (found {})", e->to_string());
+      }
+      int64_t a = 0, b = 0;
+      try {
+        a = item.first->eval(0, o_.world), b = item.last ? item.last->eval(0, o_.world) : a;
+      } catch (const Error& e) {
+        error(l, "{}", e.what());
+      }
+      if (a <= b && (a < 0 || b >= o_.world))
+        error(l, "rank set item {} is {} in a world of {}: ranks are 0..{}",
+              item.last ? item.first->to_string() + ".." + item.last->to_string() : item.first->to_string(),
+              a == b ? fmt::format("rank {}", a) : fmt::format("ranks {}..{}", a, b), o_.world, o_.world - 1);
+      set.items.push_back(std::move(item));
+    } while (accept(","));
+    return set;
+  }
+
+  // Another rank's graph: skipped up to its closing brace (its rank parses it).
+  void skip_graph() {
+    while (peek().kind != Tok::End && !at("{")) next();
+    expect("{");
+    while (peek().kind != Tok::End && !at("}")) next();
+    expect("}");
+  }
+
+  std::unique_ptr<Graph> graph(const std::string& name, const RankSet* set, int rank) {
+    rank_ = rank;
+    user_named_.clear();
+    g_ = std::make_unique<Graph>(name, rank, o_.world);
     g_->set_file(o_.file);
+    if (set) g_->set_rank_set(*set);
     expect("(");
     if (!at(")")) {
       do {
@@ -188,7 +297,6 @@ class Parser {
         }
         g_->set_outputs(outs);
         expect("}");
-        if (peek().kind != Tok::End) error(peek().loc, "expected end of file after the graph, found {}", describe(peek()));
         return std::move(g_);
       }
       if (peek().kind == Tok::End || at("}"))
@@ -197,7 +305,6 @@ class Parser {
     }
   }
 
- private:
   // --- statements ------------------------------------------------------------
   void statement() {
     std::vector<Token> names;
@@ -329,7 +436,7 @@ class Parser {
       IntExpr::Ptr e = int_expr(0);
       int64_t v = 0;
       try {
-        v = e->eval(o_.rank, o_.world);
+        v = e->eval(rank_, o_.world);
       } catch (const Error& err) {
         error(l, "{}", err.what());
       }
@@ -416,6 +523,7 @@ class Parser {
   std::vector<Token> t_;
   size_t p_ = 0;
   const ParseOptions& o_;
+  int rank_ = 0;  // the rank the graph being parsed is for
   std::unique_ptr<Graph> g_;
   std::unordered_map<const Value*, bool> user_named_;  // node results: named in the text?
 };
@@ -427,6 +535,18 @@ std::unique_ptr<Graph> parse_graph(std::string_view text, const ParseOptions& op
            "parse_graph: rank {} is not in a world of {}", opts.rank, opts.world);
   Lexer lex(text, opts.file);
   return Parser(lex.run(), opts).run();
+}
+
+std::vector<std::unique_ptr<Graph>> parse_program(std::string_view text, const ParseOptions& opts) {
+  SF_CHECK(opts.world >= 1, "parse_program: a world of {} ranks", opts.world);
+  Lexer lex(text, opts.file);
+  return Parser(lex.run(), opts).run_all();
+}
+
+std::string print_program(const std::vector<std::unique_ptr<Graph>>& graphs) {
+  std::string out;
+  for (const auto& g : graphs) out += (out.empty() ? "" : "\n") + print_graph(*g);
+  return out;
 }
 
 std::unique_ptr<Graph> parse_graph_file(const std::string& path, int rank, int world) {

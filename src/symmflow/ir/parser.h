@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "symmflow/ir/graph.h"
 
@@ -26,7 +27,14 @@ class ParseError : public Error {
   using Error::Error;
 };
 
+// The graph opts.rank runs: the file's only graph, or, in a program whose ranks
+// run different code, the one whose rank set holds opts.rank (docs/ir.md).
 std::unique_ptr<Graph> parse_graph(std::string_view text, const ParseOptions& opts = {});
+// Every graph of the file (opts.rank unused): each parsed for the first rank of
+// its set, those empty in opts.world left out. print_program prints them all
+// (the file again, up to comments and spacing).
+std::vector<std::unique_ptr<Graph>> parse_program(std::string_view text, const ParseOptions& opts = {});
+std::string print_program(const std::vector<std::unique_ptr<Graph>>& graphs);
 std::unique_ptr<Graph> parse_graph_file(const std::string& path, int rank, int world);
 
 }  // namespace symmflow::ir

@@ -72,15 +72,22 @@ std::string placement(const Graph& g, const Value* v) {
 
 }  // namespace
 
+std::string symmetric_regions(const MemoryPlan& plan) {
+  if (plan.arena_bytes[1] == plan.collective_bytes) return "";
+  return fmt::format(" (collectives +0..{}, P2P only +{}..{})", plan.collective_bytes, plan.collective_bytes,
+                     plan.arena_bytes[1]);
+}
+
 std::string print_graph(const Graph& g, const PrintOptions& opts) {
   std::string out;
   std::vector<std::string> params, rets;
   for (const Value* v : g.inputs()) params.push_back(fmt::format("%{}: {}", v->name(), v->type_str()));
   for (const auto& t : g.output_types()) rets.push_back(t.str());
   if (opts.types && g.plan().planned)
-    out += fmt::format("# memory plan: regular arena {} bytes, symmetric arena {} bytes\n", g.plan().arena_bytes[0],
-                       g.plan().arena_bytes[1]);
-  out += fmt::format("graph @{}({}) -> ({}) {{\n", g.name(), fmt::join(params, ", "),
+    out += fmt::format("# memory plan: regular arena {} bytes, symmetric arena {} bytes{}\n", g.plan().arena_bytes[0],
+                       g.plan().arena_bytes[1], symmetric_regions(g.plan()));
+  out += fmt::format("graph @{}{}({}) -> ({}) {{\n", g.name(),
+                     g.rank_set() ? " ranks " + g.rank_set()->str() + " " : "", fmt::join(params, ", "),
                      fmt::join(rets, ", "));
   if (opts.types)
     for (const Value* v : g.inputs())

@@ -17,6 +17,8 @@ struct PrintOptions {
 std::string print_graph(const Graph& g, const PrintOptions& opts = {});
 // One argument as the parser reads it: `%x`, `2.0`, `"sum"`, `[0, 1]`, `(rank+1)%world`.
 std::string print_arg(const Arg& a);
+// " (collectives +0..C, P2P only +C..S)" when the symmetric arena has a P2P-only region, else "".
+std::string symmetric_regions(const MemoryPlan& plan);
 std::string print_ivalue(const IValue& v);
 
 }  // namespace symmflow::ir

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "symmflow/ir/alias.h"
@@ -123,27 +124,55 @@ bool MemoryPlanning::run(ir::Graph& g) {
     }
   }
 
-  // Rule 3: in program order, free then take; each arena on its own.
-  ArenaPacker packers[2];
-  std::multimap<size_t, std::pair<Value*, int>> dying;  // dies -> (root, arena)
-  uint64_t hash = 1469598103934665603ull;
-  for (const Buffer& b : buffers) {
-    for (auto it = dying.begin(); it != dying.end() && it->first < b.born;) {
-      auto [root, arena] = it->second;
-      const auto& slot = plan.slots[root->id()];
-      packers[arena].give_back(slot.offset, align(slot.bytes + (sentinels_ ? kSentinelBytes : 0)));
-      it = dying.erase(it);
-    }
-    const int arena = b.root->symmetric() ? 1 : 0;
-    const int64_t bytes = b.root->type().storage_bytes();
-    const int64_t off = packers[arena].take(align(bytes + (sentinels_ ? kSentinelBytes : 0)));
-    plan.slots[b.root->id()] = ir::BufferSlot{Arena(arena), off, bytes};
-    dying.emplace(b.dies, std::make_pair(b.root, arena));
-    if (arena == 1) hash = fnv(fnv(fnv(hash, int64_t(b.born)), off), bytes);
+  // Rule 7: which symmetric buffers a collective takes, each named by the first one.
+  std::unordered_map<const Value*, std::pair<int, int>> collective_of;  // root -> (collective, operand)
+  int collectives = 0;
+  for (const ir::Node* n : nodes) {
+    const CommKind k = comm_kind(*n);
+    if (k != CommKind::collective && k != CommKind::effect) continue;
+    int operand = 0;
+    auto note = [&](Value* v) {
+      if (Value* r = roots[size_t(v->id())]; r && r->symmetric()) collective_of.try_emplace(r, collectives, operand);
+      ++operand;
+    };
+    for (const auto& a : n->args()) a.for_each_value(note);
+    for (Value* o : n->outputs()) note(o);
+    ++collectives;
   }
-  plan.arena_bytes[0] = packers[0].peak();
-  plan.arena_bytes[1] = packers[1].peak();
-  plan.symmetric_hash = fnv(hash, plan.arena_bytes[1]);
+
+  // Rule 3: in program order, free then take; each arena (and region) on its own.
+  auto pack = [&](ir::Arena arena, bool collective_region, int64_t base) {
+    ArenaPacker packer;
+    std::multimap<size_t, Value*> dying;  // dies -> root
+    for (const Buffer& b : buffers) {
+      if ((b.root->symmetric() ? ir::Arena::symmetric : ir::Arena::regular) != arena) continue;
+      if (arena == ir::Arena::symmetric && collective_of.count(b.root) != size_t(collective_region)) continue;
+      for (auto it = dying.begin(); it != dying.end() && it->first < b.born; it = dying.erase(it)) {
+        const auto& slot = plan.slots[it->second->id()];
+        packer.give_back(slot.offset - base, align(slot.bytes + (sentinels_ ? kSentinelBytes : 0)));
+      }
+      const int64_t bytes = b.root->type().storage_bytes();
+      const int64_t off = base + packer.take(align(bytes + (sentinels_ ? kSentinelBytes : 0)));
+      plan.slots[b.root->id()] = ir::BufferSlot{arena, off, bytes};
+      dying.emplace(b.dies, b.root);
+    }
+    return base + packer.peak();
+  };
+  plan.arena_bytes[0] = pack(ir::Arena::regular, false, 0);
+  plan.collective_bytes = pack(ir::Arena::symmetric, true, 0);
+  plan.arena_bytes[1] = pack(ir::Arena::symmetric, false, plan.collective_bytes);
+
+  // The collective region, in collective order, and its hash (what every rank must agree on).
+  plan.collective_buffers.clear();
+  for (const auto& [root, at] : collective_of)
+    if (auto it = plan.slots.find(root->id()); it != plan.slots.end())  // scoped results are not planned
+      plan.collective_buffers.push_back({root->id(), at.first, at.second, it->second.offset, it->second.bytes});
+  std::sort(plan.collective_buffers.begin(), plan.collective_buffers.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.collective, a.operand) < std::tie(b.collective, b.operand);
+  });
+  uint64_t hash = 1469598103934665603ull;
+  for (const auto& c : plan.collective_buffers) hash = fnv(fnv(fnv(fnv(hash, c.collective), c.operand), c.offset), c.bytes);
+  plan.symmetric_hash = fnv(hash, plan.collective_bytes);
   plan.sentinels = sentinels_;
   plan.planned = true;
   return true;
