@@ -37,14 +37,12 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
   const auto& plan = g_->plan();
   auto roots = ir::storage_roots(*g_);
   const auto pairs = passes::async_pairs(*g_);
-  std::unordered_map<const ir::Node*, int> step_of;
   for (const ir::Node* n : g_->nodes()) {
     Step s{n, {}, false, algo_named(n->algorithm())};
-    step_of[n] = int(steps_.size());
     s.start_async = passes::comm_kind(*n) == passes::CommKind::collective && pairs.waits_of.count(n);
     const ir::Node* comm = passes::issues_comm(*n) ? n : nullptr;
     if (auto it = pairs.start_of.find(n); it != pairs.start_of.end()) {
-      s.start = step_of.at(it->second);
+      s.start = int(g_->position(it->second));  // steps are the nodes, in order
       comm = it->second;
     }
     if (comm) s.group = passes::group_of(*comm);
