@@ -76,7 +76,9 @@ std::vector<CommOp> comm_ops_of(const ir::Graph& g) {
   for (const ir::Node* n : g.nodes()) {
     const auto kind = passes::comm_kind(*n);
     if (kind != passes::CommKind::p2p && kind != passes::CommKind::collective) continue;
-    const std::string where = fmt::format("{}:{}:{}", file, n->loc().line, n->loc().col);
+    // A traced program has no lines: its ops are named by their place.
+    const std::string where = n->loc().line > 0 ? fmt::format("{}:{}:{}", file, n->loc().line, n->loc().col)
+                                                : fmt::format("{}: op {} of @{}", file, g.position(n) + 1, g.name());
     const std::string group = passes::group_of(*n);
     auto add = [&](CommOp::Kind k, const ir::Value* t, int peer, int64_t tag) {
       out.push_back({k, peer, tag, t->type().dtype, t->type().nbytes(), n->op_name(), group, where});
