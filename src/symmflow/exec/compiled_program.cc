@@ -131,10 +131,21 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   std::vector<double> started(steps_.size(), 0);  // the trace: when each step began
   in_flight_.clear();
   open_.assign(steps_.size(), 0);
+  // The runtime's staged copies, by the op that caused them: what a step adds
+  // to the counters goes to its communication op (a wait's to its start). What
+  // progress between steps adds cannot be told apart when several ops are in
+  // flight: it stays unattributed (one entry of its own).
+  std::vector<dist::CopyStats> staged(steps_.size());
+  auto charge = [&](int owner, const dist::CopyStats& before) {
+    const auto now = dist::staged_copy_stats();
+    staged[size_t(owner)].count += now.count - before.count;
+    staged[size_t(owner)].bytes += now.bytes - before.bytes;
+  };
   for (size_t i = 0; i < steps_.size(); ++i) {
     Step& s = steps_[i];
     if (!s.group.empty() && !s.pg) s.pg = &dist::group(s.group);
     if (!in_flight_.empty()) progress_in_flight();
+    const auto before_step = dist::staged_copy_stats();
     const double t0 = timeline_ ? Timeline::now_us() : 0;
     OpContext ctx(DispatchKey::CPU);
     dist::AllReduceAlgo algo = s.algo;
@@ -154,6 +165,7 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       for (int id : s.planned)
         if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
     }
+    charge(s.start >= 0 ? s.start : int(i), before_step);
     if (s.waits > 0) {
       open_[i] = s.waits;
       in_flight_.push_back(int(i));
@@ -194,8 +206,14 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     for (const auto& t : outs) scoped_->release(t.storage().get());
   env_.clear();  // nothing but the outputs stays referenced between runs
   const auto staged_after = dist::staged_copy_stats();
-  copies_.add_staged(int64_t(staged_after.count - staged_before.count),
-                     int64_t(staged_after.bytes - staged_before.bytes));
+  int64_t attributed = 0, attributed_bytes = 0;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    copies_.add_staged(steps_[i].node, int64_t(staged[i].count), int64_t(staged[i].bytes));
+    attributed += int64_t(staged[i].count);
+    attributed_bytes += int64_t(staged[i].bytes);
+  }
+  copies_.add_staged(nullptr, int64_t(staged_after.count - staged_before.count) - attributed,
+                     int64_t(staged_after.bytes - staged_before.bytes) - attributed_bytes);
   return outs;
 }
 
