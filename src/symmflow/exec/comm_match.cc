@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -11,7 +10,7 @@
 #include "symmflow/ir/parser.h"
 #include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/symm_placement.h"
-#include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/backend.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -48,23 +47,24 @@ std::string describe(const CommOp& o) {
   return "?";
 }
 
-// Every rank's (or one rank's) text, over the world: lengths, then the bytes.
+// Every rank's text, indexed by world rank, through the backend's bootstrap
+// exchange (a few hundred bytes a round) rather than a collective: a world
+// collective here would be the group's first, and its one-time setup sync —
+// which also drives P2P a peer may be waiting on — would no longer come where
+// the program's first collective does (a generated program with P2P in flight
+// across a symm_mem all_reduce hung that way).
 std::vector<std::string> gather_text(const std::string& mine) {
-  auto& world = dist::world();
-  const int w = world.size();
-  Tensor len = Tensor::empty({1}, DType::i64), lens = Tensor::empty({w}, DType::i64);
-  len.data<int64_t>()[0] = int64_t(mine.size());
-  dist::all_gather(world, lens, len);
-  int64_t most = 0;
-  for (int r = 0; r < w; ++r) most = std::max(most, lens.data<int64_t>()[r]);
-  const int64_t words = (most + 3) / 4 + 1;
-  Tensor text = Tensor::empty({words}, DType::i32), all = Tensor::empty({w * words}, DType::i32);
-  std::memset(text.data_ptr(), 0, text.nbytes());
-  std::memcpy(text.data_ptr(), mine.data(), mine.size());
-  dist::all_gather(world, all, text);
-  std::vector<std::string> out;
-  for (int r = 0; r < w; ++r)
-    out.emplace_back(reinterpret_cast<const char*>(all.data<int32_t>() + r * words), size_t(lens.data<int64_t>()[r]));
+  auto& backend = dist::backend();
+  const size_t chunk = backend.max_blob_bytes();
+  const auto sizes = backend.all_gather_blob(std::to_string(mine.size()), "comm_match: sizes");
+  size_t most = 0;
+  for (const auto& n : sizes) most = std::max(most, size_t(std::stoull(n)));
+  std::vector<std::string> out(sizes.size());
+  for (size_t at = 0; at < most; at += chunk) {
+    const auto part = backend.all_gather_blob(at < mine.size() ? mine.substr(at, chunk) : std::string(),
+                                              "comm_match: ops");
+    for (size_t r = 0; r < part.size(); ++r) out[r] += part[r];
+  }
   return out;
 }
 
