@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "symmflow/core/params.h"
 #include "timing.h"
 
 namespace sfbench {
@@ -21,20 +22,9 @@ inline float input_value(int rank, int64_t i) {
   return float(int((rank * 131 + i * 7) % 17) - 8);
 }
 
-// "1K-64M" (powers of two), "1K,4K,4M" (a list) or "64M" (one size); K/M/G are 2^10.. .
-inline int64_t parse_bytes(const std::string& s) {
-  size_t pos = 0;
-  double v = std::stod(s, &pos);
-  std::string unit = s.substr(pos);
-  int64_t mul = 1;
-  if (unit == "K" || unit == "KiB" || unit == "k") mul = 1 << 10;
-  else if (unit == "M" || unit == "MiB") mul = 1 << 20;
-  else if (unit == "G" || unit == "GiB") mul = int64_t(1) << 30;
-  else if (!unit.empty() && unit != "B") throw std::invalid_argument("bad size unit in '" + s + "'");
-  int64_t b = int64_t(v * double(mul));
-  if (b <= 0) throw std::invalid_argument("size must be positive: '" + s + "'");
-  return b;
-}
+// "1K-64M" (powers of two), "1K,4K,4M" (a list) or "64M" (one size); each size
+// is params::parse_bytes' (K/M/G are 2^10..).
+inline int64_t parse_bytes(const std::string& s) { return int64_t(symmflow::params::parse_bytes(s, "--sizes")); }
 
 inline std::vector<int64_t> parse_sizes(const std::string& spec) {
   std::vector<int64_t> out;
@@ -54,12 +44,7 @@ inline std::vector<int64_t> parse_sizes(const std::string& spec) {
   return out;
 }
 
-inline std::string format_bytes(int64_t b) {
-  if (b >= (int64_t(1) << 30) && b % (int64_t(1) << 30) == 0) return std::to_string(b >> 30) + "G";
-  if (b >= (1 << 20) && b % (1 << 20) == 0) return std::to_string(b >> 20) + "M";
-  if (b >= (1 << 10) && b % (1 << 10) == 0) return std::to_string(b >> 10) + "K";
-  return std::to_string(b);
-}
+using symmflow::params::format_bytes;
 
 // One JSON record of DESIGN.md §5.
 inline std::string record(const std::string& op, const std::string& impl, int nproc, int64_t bytes,

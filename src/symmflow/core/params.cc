@@ -274,14 +274,14 @@ const Value& checked(std::string_view name, Kind want) {
   return v;
 }
 
+}  // namespace
+
 std::string format_bytes(int64_t b) {
   for (auto [shift, suffix] : {std::pair{30, "G"}, std::pair{20, "M"}, std::pair{10, "K"}})
     if (b >= (int64_t(1) << shift) && b % (int64_t(1) << shift) == 0)
       return fmt::format("{}{}", b >> shift, suffix);
   return std::to_string(b);
 }
-
-}  // namespace
 
 const std::vector<Spec>& specs() { return table(); }
 

@@ -107,5 +107,8 @@ std::optional<std::string> system_env(std::string_view name);
 // Bytes of a size like "64M", "1G", "4096" (K/M/G are powers of 1024; an
 // optional B or iB after the suffix). `what` names the setting in the error.
 size_t parse_bytes(const std::string& text, std::string_view what);
+// The inverse for sizes that are whole K/M/G: 65536 -> "64K", 3 << 30 -> "3G",
+// 4100 -> "4100". One spelling for every table, log line and help text.
+std::string format_bytes(int64_t bytes);
 
 }  // namespace symmflow::params

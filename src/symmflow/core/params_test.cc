@@ -93,7 +93,14 @@ TEST(Params, BytesKind) {
               fmt::format("SYMMFLOW_SYMM_HEAP_BYTES: expected a size > 0 like 4096, 64K, 8M or 1G, "
                           "found '{}'", bad));
   EXPECT_EQ(parse_bytes("64M", "x"), size_t(64) << 20);
+  EXPECT_EQ(parse_bytes("4096", "x"), 4096u);
+  EXPECT_EQ(parse_bytes("1GiB", "x"), size_t(1) << 30);
   EXPECT_THROW(parse_bytes("64X", "x"), Error);
+  EXPECT_THROW(parse_bytes("lots", "x"), Error);
+  // format_bytes is its inverse on whole K/M/G.
+  for (int64_t b : {int64_t(4100), int64_t(1) << 10, int64_t(64) << 20, int64_t(3) << 30})
+    EXPECT_EQ(parse_bytes(format_bytes(b), "x"), size_t(b)) << format_bytes(b);
+  EXPECT_EQ(format_bytes(65536), "64K");
 }
 
 TEST(Params, SecondsKind) {

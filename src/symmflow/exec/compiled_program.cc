@@ -37,14 +37,12 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
   const auto& plan = g_->plan();
   auto roots = ir::storage_roots(*g_);
   const auto pairs = passes::async_pairs(*g_);
-  std::unordered_map<const ir::Node*, int> step_of;
   for (const ir::Node* n : g_->nodes()) {
     Step s{n, {}, {}, false, algo_named(n->algorithm())};
-    step_of[n] = int(steps_.size());
     s.start_async = passes::comm_kind(*n) == passes::CommKind::collective && pairs.waits_of.count(n);
     const ir::Node* comm = passes::issues_comm(*n) ? n : nullptr;
     if (auto it = pairs.start_of.find(n); it != pairs.start_of.end()) {
-      s.start = step_of.at(it->second);
+      s.start = int(g_->position(it->second));  // steps are the nodes, in order
       comm = it->second;
     }
     if (comm) s.group = passes::group_of(*comm);
@@ -134,10 +132,21 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   std::vector<double> started(steps_.size(), 0);  // the trace: when each step began
   in_flight_.clear();
   open_.assign(steps_.size(), 0);
+  // The runtime's staged copies, by the op that caused them: what a step adds
+  // to the counters goes to its communication op (a wait's to its start). What
+  // progress between steps adds cannot be told apart when several ops are in
+  // flight: it stays unattributed (one entry of its own).
+  std::vector<dist::CopyStats> staged(steps_.size());
+  auto charge = [&](int owner, const dist::CopyStats& before) {
+    const auto now = dist::staged_copy_stats();
+    staged[size_t(owner)].count += now.count - before.count;
+    staged[size_t(owner)].bytes += now.bytes - before.bytes;
+  };
   for (size_t i = 0; i < steps_.size(); ++i) {
     Step& s = steps_[i];
     if (!s.group.empty() && !s.pg) s.pg = &dist::group(s.group);
     if (!in_flight_.empty()) progress_in_flight();
+    const auto before_step = dist::staged_copy_stats();
     const double t0 = timeline_ ? Timeline::now_us() : 0;
     OpContext ctx(DispatchKey::CPU);
     dist::AllReduceAlgo algo = s.algo;
@@ -165,6 +174,7 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       for (int id : s.planned)
         if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
     }
+    charge(s.start >= 0 ? s.start : int(i), before_step);
     if (s.waits > 0) {
       open_[i] = s.waits;
       in_flight_.push_back(int(i));
@@ -205,8 +215,14 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     for (const auto& t : outs) scoped_->release(t.storage().get());
   env_.clear();  // nothing but the outputs stays referenced between runs
   const auto staged_after = dist::staged_copy_stats();
-  copies_.add_staged(int64_t(staged_after.count - staged_before.count),
-                     int64_t(staged_after.bytes - staged_before.bytes));
+  int64_t attributed = 0, attributed_bytes = 0;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    copies_.add_staged(steps_[i].node, int64_t(staged[i].count), int64_t(staged[i].bytes));
+    attributed += int64_t(staged[i].count);
+    attributed_bytes += int64_t(staged[i].bytes);
+  }
+  copies_.add_staged(nullptr, int64_t(staged_after.count - staged_before.count) - attributed,
+                     int64_t(staged_after.bytes - staged_before.bytes) - attributed_bytes);
   return outs;
 }
 

@@ -49,11 +49,19 @@ int64_t CopyReport::bytes(CopyOrigin o) const {
   return n;
 }
 
-void CopyReport::add_staged(int64_t count, int64_t bytes) {
+void CopyReport::add_staged(const ir::Node* op, int64_t count, int64_t bytes) {
   staged_measured = true;
   if (count == 0 && bytes == 0) return;
-  entries.push_back({CopyOrigin::staged, "", "the runtime's staged path (a communication buffer that is not "
-                     "symmetric or not contiguous), measured over the last run", {}, count, bytes});
+  if (!op) {
+    entries.push_back({CopyOrigin::staged, "", "the runtime's staged path, made while the executor progressed the "
+                       "ops in flight between instructions (measured over the last run)", {}, count, bytes});
+    return;
+  }
+  entries.push_back({CopyOrigin::staged, op->outputs().empty() ? "" : "%" + op->output(0)->name(),
+                     fmt::format("{} took the runtime's staged path (a buffer that is not symmetric or not "
+                                 "contiguous), measured over the last run",
+                                 op->op_name()),
+                     op->loc(), count, bytes});
 }
 
 std::vector<bool> written_inputs(const ir::Graph& g) {

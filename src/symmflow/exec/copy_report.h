@@ -49,8 +49,10 @@ struct CopyReport {
   int64_t bytes() const;
   int64_t count(CopyOrigin o) const;
   int64_t bytes(CopyOrigin o) const;
-  // The runtime's staged copies of one run (dist::staged_copy_stats' difference).
-  void add_staged(int64_t count, int64_t bytes);
+  // The runtime's staged copies of one run (dist::staged_copy_stats'
+  // difference) that the communication op `op` caused (nullptr: not
+  // attributed to one op); marks the report measured.
+  void add_staged(const ir::Node* op, int64_t count, int64_t bytes);
 };
 
 // The copies one run of `optimized` makes when input i is passed symmetric

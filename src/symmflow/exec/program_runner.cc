@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/explain.h"
 #include "symmflow/exec/input_fill.h"
 #include "symmflow/exec/interpreter.h"
@@ -153,6 +154,9 @@ RankReport run_on_this_rank(const RunRequest& req) {
   RankReport rep;
   rep.rank = world.rank();
   auto g = ir::parse_graph_file(req.file, world.rank(), world.size());
+  // Every send has its receive, every rank the same collectives: checked across
+  // the ranks before anything runs (exec/comm_match.h).
+  match_communication(*g);
   auto needs = symmetric_needs(*g);
   const bool eager = req.mode != RunMode::compiled;
   const bool compiled = req.mode != RunMode::eager;

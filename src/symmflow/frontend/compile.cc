@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/compiled_program.h"
 #include "symmflow/frontend/tracer.h"
 #include "symmflow/ir/verifier.h"
@@ -38,6 +39,7 @@ std::vector<Tensor> CompiledCache::call(const std::vector<Tensor>& inputs, const
     tracer.set_outputs(fn(traced));
     auto g = tracer.finish();
     ir::verify(*g, "trace");
+    exec::match_communication(*g);  // every rank's sends have receives, collectives agree: before any run
     passes::optimize(*g, opts_);
     it = cache_.emplace(key, std::make_unique<exec::CompiledProgram>(std::move(g))).first;
   }

@@ -181,5 +181,35 @@ TEST(Compile, ARacyFunctionIsAnError) {
   EXPECT_EQ(rc, 0);
 }
 
+// Ranks that trace different communication: rank 0 sends, rank 1 posts no
+// receive. sf::compile refuses it on both ranks before anything runs
+// (exec/comm_match.h), naming the send and the rank that lacks the receive.
+Tensor half_exchange(Tensor x) {
+  std::vector<dist::P2POp> ops;
+  if (dist::world().rank() == 0) ops.push_back(dist::P2POp::send(x, 1));
+  if (!ops.empty())
+    for (auto& w : dist::batch_isend_irecv(ops)) w.wait();
+  return x * 2.0;
+}
+
+TEST(Compile, AnUnmatchedSendFailsEveryRankBeforeTheFirstRun) {
+  int rc = runtime::launch_fn(2, [] {
+    dist::init();
+    auto f = compile(half_exchange);
+    std::string msg;
+    try {
+      f(zeros({8}));
+    } catch (const Error& e) {
+      msg = e.what();
+    }
+    SF_CHECK(msg.find("communication does not match across ranks: rank 0's send #1 (send to rank 1 (tag 0, f32, 32 "
+                      "bytes) at <traced>: op 1 of @") != std::string::npos &&
+                 msg.find("has no matching receive on rank 1") != std::string::npos,
+             "rank {}: expected the unmatched send named, got '{}'", dist::world().rank(), msg);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
 }  // namespace
 }  // namespace symmflow

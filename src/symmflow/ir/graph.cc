@@ -594,8 +594,19 @@ void Graph::set_outputs(std::vector<Value*> outs) {
   for (Value* v : outputs_) ++v->returned_;
 }
 
+size_t Graph::position(const Node* n) const {
+  if (!positions_valid_) {
+    for (size_t i = 0; i < order_.size(); ++i) order_[i]->pos_ = i;
+    positions_valid_ = true;
+  }
+  SF_CHECK(n->in_order_ && n->pos_ < order_.size() && order_[n->pos_] == n, "position: {} is not in program order",
+           n->op_name());
+  return n->pos_;
+}
+
 void Graph::append(Node* n) {
   hook(n);
+  n->pos_ = order_.size();
   order_.push_back(n);
 }
 
@@ -603,6 +614,7 @@ void Graph::insert_before(Node* before, Node* n) {
   auto it = before ? std::find(order_.begin(), order_.end(), before) : order_.end();
   hook(n);
   order_.insert(it, n);
+  positions_valid_ = false;
 }
 
 void Graph::set_order(std::vector<Node*> order) {
@@ -616,6 +628,7 @@ void Graph::set_order(std::vector<Node*> order) {
   for (Node* n : order)
     if (!n->in_order_) hook(n);
   order_ = std::move(order);
+  positions_valid_ = false;
 }
 
 void Graph::remove(Node* n) {
@@ -623,6 +636,7 @@ void Graph::remove(Node* n) {
   if (it == order_.end()) return;
   order_.erase(it);
   unhook(n);
+  positions_valid_ = false;
 }
 
 size_t Graph::replace_uses(Value* from, Value* to, const std::function<bool(const Node*)>& where) {

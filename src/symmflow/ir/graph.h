@@ -255,6 +255,7 @@ class Node {
   bool in_order_ = false;
   uint64_t mark_ = 0;
   std::vector<uint32_t> use_pos_;
+  mutable size_t pos_ = 0;  // its index in program order (Graph::position)
 
   bool functional_ = false;
   size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
@@ -304,6 +305,9 @@ class Graph {
   // Nodes in program order. Passes rebuild the order with set_order or insert.
   const std::vector<Node*>& nodes() const { return order_; }
   size_t size() const { return order_.size(); }
+  // n's index in nodes(), O(1): renumbered once after the order changed (not a
+  // hash map per pass). n must be in program order.
+  size_t position(const Node* n) const;
 
   // Resolves the overload (PyTorch's rules: exact kinds win), binds the arguments,
   // infers result types with the Meta kernel and appends the node. `out_names`
@@ -399,6 +403,7 @@ class Graph {
   size_t next_fresh_ = 0;
   std::unordered_map<std::string, int> next_version_;
   uint64_t order_epoch_ = 0;  // set_order's marks
+  mutable bool positions_valid_ = true;  // every node's pos_ is its index in order_
   MemoryPlan plan_;
   std::optional<RankSet> rank_set_;
 };

@@ -10,15 +10,34 @@ namespace symmflow::passes {
 namespace {
 
 // A key that is equal exactly when two nodes compute the same thing: the overload
-// and every argument as printed (values by identity, constants by their exact
-// spelling, which round-trips doubles, rank/world expressions by their text).
+// and every argument (values by identity, constants as printed: their exact
+// spelling round-trips doubles; rank/world expressions by their text).
 // An expression is not keyed by its value: `rank*4` and `0` are equal on rank 0
 // only, and every rank must make the same decisions (the same program shape).
+void append_key(std::string& k, const ir::Arg& a) {
+  switch (a.kind) {
+    case ir::Arg::Kind::Value:  // by identity: its id, not its printed name
+      k += '%';
+      k += std::to_string(a.value->id());
+      return;
+    case ir::Arg::Kind::List:
+      k += '[';
+      for (const auto& e : a.elems) {
+        append_key(k, e);
+        k += ',';
+      }
+      k += ']';
+      return;
+    case ir::Arg::Kind::Const:
+    case ir::Arg::Kind::Expr: k += ir::print_arg(a); return;
+  }
+}
+
 std::string key_of(const ir::Node& n) {
   std::string k = n.op_name();
   for (const auto& a : n.args()) {
     k += '\x1f';
-    k += ir::print_arg(a);
+    append_key(k, a);
   }
   return k;
 }

@@ -93,11 +93,9 @@ bool MemoryPlanning::run(ir::Graph& g) {
     if (Value* r = roots[size_t(v->id())]) last[size_t(r->id())] = kEnd;
   // Rule 6: what an asynchronous op reads or writes stays live until its last wait.
   {
-    std::unordered_map<const ir::Node*, size_t> pos;
-    for (size_t p = 0; p < nodes.size(); ++p) pos[nodes[p]] = p;
     for (const auto& [start, waits] : async_pairs(g).waits_of) {
       size_t until = 0;
-      for (const ir::Node* w : waits) until = std::max(until, pos[w] + 1);
+      for (const ir::Node* w : waits) until = std::max(until, g.position(w) + 1);
       for (const auto& a : start->args())
         a.for_each_value([&](Value* v) {
           if (Value* r = roots[size_t(v->id())]) last[size_t(r->id())] = std::max(last[size_t(r->id())], until);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_map>
 #include <vector>
 
 #include "symmflow/core/overlap.h"
@@ -61,7 +60,6 @@ class Checker {
   explicit Checker(const Graph& g) : g_(g), root_(g.num_values(), -1), tensor_(g.num_values(), -1) {
     auto roots = ir::storage_roots(g);
     for (size_t i = 0; i < roots.size(); ++i) root_[i] = roots[i] ? roots[i]->id() : int(i);
-    for (size_t i = 0; i < g.nodes().size(); ++i) index_[g.nodes()[i]] = i;
     name_tensors();
   }
 
@@ -164,14 +162,14 @@ class Checker {
   std::string where(const Node& n) const {
     const std::string& file = g_.file().empty() ? std::string("<graph>") : g_.file();
     if (n.loc().line > 0) return fmt::format("{}:{}:{}", file, n.loc().line, n.loc().col);
-    return fmt::format("{}: op {} of @{}", file, index_.at(&n) + 1, g_.name());  // traced: no lines
+    return fmt::format("{}: op {} of @{}", file, g_.position(&n) + 1, g_.name());  // traced: no lines
   }
 
   // The wait that retires f, to name in the error: the first later wait_tensor
   // of f's tensor or storage.
   std::string its_wait(const InFlight& f, const Node* after) const {
     const auto& nodes = g_.nodes();
-    for (size_t i = after ? index_.at(after) + 1 : nodes.size(); i < nodes.size(); ++i) {
+    for (size_t i = after ? g_.position(after) + 1 : nodes.size(); i < nodes.size(); ++i) {
       const Node& w = *nodes[i];
       const Value* t = is_wait(w) ? w.arg(0).value : nullptr;
       if (t && (tensor(t) == f.tensor || root(t) == f.root))
@@ -203,7 +201,6 @@ class Checker {
 
   const Graph& g_;
   std::vector<int> root_, tensor_;  // by Value id: storage root, eager tensor
-  std::unordered_map<const Node*, size_t> index_;
   std::vector<InFlight> in_flight_;
 };
 

@@ -74,7 +74,6 @@ class Reinplacer {
 
   bool run() {
     std::vector<Node*> nodes = g_.nodes();
-    for (size_t i = 0; i < nodes.size(); ++i) pos_[nodes[i]] = i + 1;
     auto roots = ir::storage_roots(g_);
     parent_.resize(g_.num_values());
     for (size_t v = 0; v < parent_.size(); ++v) parent_[v] = roots[v] ? roots[v]->id() : int(v);
@@ -91,7 +90,7 @@ class Reinplacer {
       for (size_t k = 0; k < n->args().size(); ++k) {
         if (k == 0 && is_epilogue_copy(*n, g_)) continue;  // it writes, not reads
         n->arg(k).for_each_value([&](Value* v) {
-          reads_[size_t(find(v))].add(pos_[n], n);
+          reads_[size_t(find(v))].add(pos(n), n);
           users_[size_t(v->id())].push_back(n);
         });
       }
@@ -144,15 +143,15 @@ class Reinplacer {
     g_.set_order(kept);
     // A receive that now writes a clone hands out the clone's layout: what is
     // derived from it (its wait, views of it) takes that layout too.
-    // (Any in-place rewrite can do it: make_in_place gives a result the written
-    // argument's layout. Refreshing only after retype() left a wait on a strided
-    // broadcast_ with a compact layout: hazard_check's buffer_too_small, caught by
-    // the diff tests.)
-    if (changed || retyped_) g_.refresh_layouts();
+    if (changed) g_.refresh_layouts();
     return changed;
   }
 
  private:
+  // A node's place in the program (1-based: 0 is before everything), fixed for
+  // the whole pass (the order is rebuilt only at its end).
+  size_t pos(const Node* n) const { return g_.position(n) + 1; }
+
   // --- storage classes (union-find over value ids) ---------------------------
   int find(const Value* v) {
     size_t i = size_t(v->id());
@@ -209,7 +208,7 @@ class Reinplacer {
   // as_strided, whose offset is absolute, does not.
   bool may_write_in_place(Node* n, Value* target, Value* result, Node** scatter) {
     *scatter = absorbing_scatter(result, target);
-    if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos_[n]) return false;
+    if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos(n)) return false;
     if (reads_own_target(n, target)) return false;
     if (clobbered_by_epilogue(target, result, *scatter)) return false;
     const auto& r = result->type();
@@ -256,18 +255,10 @@ class Reinplacer {
     return clash;
   }
 
-  // A result that takes another layout (its target's, a clone's) makes the
-  // layouts derived from it stale: refresh_layouts runs once at the end.
-  void retype(Value* v, const ir::TensorType& t) {
-    if (v->type() == t) return;
-    v->set_type(t);
-    retyped_ = true;
-  }
-
   // The result now lives where the target is.
   void absorb(Value* target, Value* result, Node* scatter) {
     unite(result, target);
-    retype(result, target->type());
+    result->set_type(target->type());
     if (scatter) {
       Value* base = scatter->arg(0).value;
       subst_[scatter->output(0)] = base;
@@ -307,7 +298,7 @@ class Reinplacer {
       order->push_back(c);
       g_.set_value_at(n, *slots[i], c->output(0));
       unite(result, c->output(0));
-      retype(result, c->output(0)->type());
+      result->set_type(c->output(0)->type());
     }
     auto dropped = g_.make_in_place(n);
     // Results beyond the returns were the written tensors' new values: now the
@@ -337,7 +328,6 @@ class Reinplacer {
   }
 
   ir::Graph& g_;
-  std::unordered_map<const Node*, size_t> pos_;
   std::vector<int> parent_;
   std::vector<LastReads> reads_;
   std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
@@ -345,7 +335,6 @@ class Reinplacer {
   std::unordered_map<Value*, Value*> subst_;
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
-  bool retyped_ = false;                 // a result took another layout (retype)
 };
 
 }  // namespace

@@ -28,8 +28,6 @@ bool is_tensor_value(const Value* v) { return v && v->is_tensor(); }
 bool add_waits(ir::Graph& g) {
   Operator& wait_op = Dispatcher::instance().get("c10d::wait_tensor");
   const std::vector<Node*> order = g.nodes();
-  std::unordered_map<const Node*, size_t> pos;
-  for (size_t i = 0; i < order.size(); ++i) pos[order[i]] = i;
   std::unordered_map<const Node*, std::vector<Node*>> waits_after;  // placed right after the node
   std::unordered_set<const Node*> moved;
   bool replaced = false;
@@ -41,7 +39,7 @@ bool add_waits(ir::Graph& g) {
       Node* wait = nullptr;
       size_t wait_at = order.size(), first_use = order.size();
       for (const ir::Use& u : o->uses()) {
-        const size_t at = pos.at(u.user);
+        const size_t at = g.position(u.user);
         first_use = std::min(first_use, at);
         if (at < wait_at && comm_kind(*u.user) == CommKind::wait && u.user->arg(0).value == o) {
           wait = u.user;
@@ -139,8 +137,7 @@ bool Schedule::run(ir::Graph& g) {
   const std::vector<Node*> nodes = g.nodes();
   const int n = int(nodes.size());
   const size_t count = nodes.size();
-  std::unordered_map<const Node*, int> index;
-  for (int i = 0; i < n; ++i) index[nodes[size_t(i)]] = i;
+  auto index_of = [&](const Node* x) { return int(g.position(x)); };
   const AsyncPairs pairs = async_pairs(g);
   const auto roots = ir::storage_roots(g);
 
@@ -154,14 +151,14 @@ bool Schedule::run(ir::Graph& g) {
     if (comm_kind(*nodes[size_t(i)]) != CommKind::collective) continue;
     if (auto it = pairs.waits_of.find(nodes[size_t(i)]); it != pairs.waits_of.end())
       for (const Node* w : it->second) {
-        eager.push_back(index[w]);
-        placed[size_t(index[w])] = true;
+        eager.push_back(index_of(w));
+        placed[size_t(index_of(w))] = true;
       }
   }
 
   std::unordered_map<const Value*, int> wait_of_handle;  // P2P handles
   for (const auto& [w, st] : pairs.start_of)
-    if (comm_kind(*st) == CommKind::p2p) wait_of_handle[w->arg(0).value] = index[w];
+    if (comm_kind(*st) == CommKind::p2p) wait_of_handle[w->arg(0).value] = index_of(w);
 
   // Dependencies (rules 1, 2, 4).
   std::vector<std::vector<int>> succ(count);
@@ -182,7 +179,7 @@ bool Schedule::run(ir::Graph& g) {
     const bool waits = comm_kind(*node) == CommKind::wait;
     for (const auto& a : node->args())
       a.for_each_value([&](Value* v) {
-        if (v->producer()) edge(index[v->producer()], i);
+        if (v->producer()) edge(index_of(v->producer()), i);
         // A P2P handle is read only after its wait (even a send's, whose bytes
         // are the send buffer's: the executor's contract, passes/comm_ops.h).
         if (auto it = wait_of_handle.find(v); !waits && it != wait_of_handle.end()) edge(it->second, i);
@@ -192,7 +189,7 @@ bool Schedule::run(ir::Graph& g) {
     const NodeAccesses* acc = &own[size_t(i)];
     NodeAccesses entry;
     if (auto it = pairs.start_of.find(node); it != pairs.start_of.end()) {
-      acc = &own[size_t(index[it->second])];
+      acc = &own[size_t(index_of(it->second))];
       if (comm_kind(*it->second) == CommKind::p2p) {
         entry = p2p_entry_access(*it->second, node->arg(0).value, i, roots);
         acc = &entry;
@@ -240,7 +237,7 @@ bool Schedule::run(ir::Graph& g) {
   auto oldest_wait = [&] {
     for (int s : in_flight) {
       for (int i : ready)
-        if (auto it = pairs.start_of.find(nodes[size_t(i)]); it != pairs.start_of.end() && index[it->second] == s)
+        if (auto it = pairs.start_of.find(nodes[size_t(i)]); it != pairs.start_of.end() && index_of(it->second) == s)
           return i;
     }
     return pick(is_wait);
@@ -252,7 +249,7 @@ bool Schedule::run(ir::Graph& g) {
   int draining = -1;
   auto start_index = [&](int w) {
     auto it = pairs.start_of.find(nodes[size_t(w)]);
-    return it == pairs.start_of.end() ? -1 : index[it->second];  // -1: a wait on nothing in flight
+    return it == pairs.start_of.end() ? -1 : index_of(it->second);  // -1: a wait on nothing in flight
   };
   auto forced_wait = [&](int w) {
     if (w >= 0) draining = start_index(w);
@@ -282,7 +279,7 @@ bool Schedule::run(ir::Graph& g) {
       in_flight.push_back(c);
     }
     if (auto it = pairs.start_of.find(nodes[size_t(c)]); it != pairs.start_of.end()) {
-      int s = index[it->second];
+      int s = index_of(it->second);
       if (--open_waits[size_t(s)] == 0) in_flight.erase(std::find(in_flight.begin(), in_flight.end(), s));
     }
     for (int s : succ[size_t(c)])
@@ -306,8 +303,6 @@ std::string explain_overlap(const ir::Graph& g) {
     for (const Value* v : n->outputs()) outs.push_back("%" + v->name());
     return fmt::format("{}{}{}", outs.empty() ? "" : fmt::format("{} = ", fmt::join(outs, ", ")), n->op_name(), where(n));
   };
-  std::unordered_map<const Node*, size_t> pos;
-  for (size_t i = 0; i < nodes.size(); ++i) pos[nodes[i]] = i;
   std::string s;
   int count = 0;
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -315,7 +310,7 @@ std::string explain_overlap(const ir::Graph& g) {
     if (it == pairs.waits_of.end()) continue;
     ++count;
     size_t last = i;
-    for (const Node* w : it->second) last = std::max(last, pos.at(w));
+    for (const Node* w : it->second) last = std::max(last, g.position(w));
     // The kernels that run while it is in flight (views cost nothing: not listed).
     std::vector<std::string> compute;
     for (size_t j = i + 1; j < last; ++j)

@@ -5,18 +5,12 @@
 #include <string>
 #include <tuple>
 
+#include "symmflow/core/params.h"
 #include "symmflow/runtime/process_group.h"
 
 namespace symmflow::dist::detail {
 
 namespace {
-
-std::string format_bytes(int64_t b) {
-  for (auto [shift, unit] : {std::pair{30, "GiB"}, std::pair{20, "MiB"}, std::pair{10, "KiB"}})
-    if (b >= (int64_t(1) << shift) && b % (int64_t(1) << shift) == 0)
-      return fmt::format("{} {}", b >> shift, unit);
-  return fmt::format("{} bytes", b);
-}
 
 }  // namespace
 
@@ -34,7 +28,7 @@ void log_algorithm_slow(const ProcessGroup& g, std::string_view collective, DTyp
   }
   logging::write_line(logging::Level::info,
                       fmt::format("{} {}[{}] ({}) in group '{}' ({} rank{}): {}", collective,
-                                  dtype_name(dt), numel, format_bytes(numel * int64_t(element_size(dt))),
+                                  dtype_name(dt), numel, params::format_bytes(numel * int64_t(element_size(dt))),
                                   g.name(), g.size(), g.size() == 1 ? "" : "s", algo));
 }
 

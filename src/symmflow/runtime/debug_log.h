@@ -1,7 +1,7 @@
 // SYMMFLOW_DEBUG=INFO lines of the runtime (core/log.h): dist::init() logs the
 // backend and topology itself; collectives report the algorithm they chose
 // with log_algorithm_once(), e.g.
-//   [symmflow rank 0] INFO all_reduce f32[1024] (4 KiB) in group 'world' (2 ranks): two_shot
+//   [symmflow rank 0] INFO all_reduce f32[1024] (4K) in group 'world' (2 ranks): two_shot
 // once per (group, collective, dtype, numel, algorithm) and process.
 // Off (the default), a call is one load and one predicted-not-taken branch.
 #pragma once

@@ -42,9 +42,9 @@ TEST(DebugLog, InfoLogsInitAndEachAlgorithmOnce) {
         << r.err;
     EXPECT_EQ(count(r.err, pre + "symmetric heap: 64 MiB per rank and group (checked); wait timeout 30 s"), 1u)
         << r.err;
-    EXPECT_EQ(count(r.err, pre + "all_reduce f32[1024] (4 KiB) in group 'world' (2 ranks): two_shot"), 1u)
+    EXPECT_EQ(count(r.err, pre + "all_reduce f32[1024] (4K) in group 'world' (2 ranks): two_shot"), 1u)
         << r.err;
-    EXPECT_EQ(count(r.err, pre + "all_reduce f32[256] (1 KiB) in group 'world' (2 ranks): one_shot"), 1u)
+    EXPECT_EQ(count(r.err, pre + "all_reduce f32[256] (1K) in group 'world' (2 ranks): one_shot"), 1u)
         << r.err;
   }
 }

@@ -92,10 +92,6 @@ void log_init(const WorldState& w, ProcessGroup& world, std::string_view chosen_
 
 }  // namespace
 
-size_t parse_bytes(const std::string& text, const char* what) {
-  return params::parse_bytes(text, what);
-}
-
 void init(const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_world) return;

@@ -48,7 +48,4 @@ Backend& backend();
 void set_timeout(double seconds);
 double timeout();
 
-// Bytes of a size like "64M", "1G", "4096" (K/M/G are powers of 1024): params::parse_bytes.
-size_t parse_bytes(const std::string& text, const char* what);
-
 }  // namespace symmflow::dist

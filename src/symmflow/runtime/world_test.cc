@@ -162,13 +162,5 @@ TEST(World, TimeoutSetting) {
   EXPECT_DOUBLE_EQ(timeout(), 300);
 }
 
-TEST(World, ParseBytes) {
-  EXPECT_EQ(parse_bytes("4096", "x"), 4096u);
-  EXPECT_EQ(parse_bytes("64M", "x"), size_t(64) << 20);
-  EXPECT_EQ(parse_bytes("1GiB", "x"), size_t(1) << 30);
-  EXPECT_THROW(parse_bytes("lots", "x"), Error);
-  EXPECT_THROW(parse_bytes("12Q", "x"), Error);
-}
-
 }  // namespace
 }  // namespace symmflow::dist
