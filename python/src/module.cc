@@ -19,6 +19,7 @@
 
 #include "dlpack_bridge.h"
 #include "symmflow/core/error.h"
+#include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/compiled_program.h"
 #include "symmflow/exec/copy_report.h"
 #include "symmflow/exec/explain.h"
@@ -137,6 +138,9 @@ class Program {
     require_init("compile");
     auto& w = dist::world();
     auto g = ir::parse_graph(text, {.file = file, .rank = w.rank(), .world = w.size()});
+    // Every rank's sends have their receives and the collectives agree, before
+    // anything is compiled or runs (collective: all ranks compile together).
+    exec::match_communication(*g);
     passes::PipelineOptions po;
     po.schedule.overlap = overlap;
     if (max_in_flight > 0) po.schedule.max_in_flight = max_in_flight;

@@ -189,7 +189,9 @@ class CompiledFunction:
         from . import init
         init()
         gm, examples, out_info = self._trace(args, kwargs)
-        tr = _translate.translate(gm, self.name, examples, f"{self.name}.sf")
+        # The file is named per rank: errors name other ranks' ops by their file too,
+        # and each rank can map only its own lines back to the user's source.
+        tr = _translate.translate(gm, self.name, examples, f"{self.name}.rank{_C.rank()}.sf")
         return _Entry(tr, out_info["spec"], out_info["consts"])
 
     def _entry(self, args, kwargs, compiled=True, key=None):
@@ -203,7 +205,15 @@ class CompiledFunction:
             try:
                 e.program = _C.Program(tr.text, tr.file, **self.options)
             except _C.Error as err:
-                raise _C.Error(tr.where(str(err))) from None
+                others = ()
+                if "does not match across ranks" in str(err):
+                    # Every rank raises this one (the matcher's contract), so the ranks can
+                    # swap their line maps: each names the other ranks' ops by the user's line.
+                    import json
+                    maps = _C.all_gather_bytes(json.dumps([tr.file, tr.lines]).encode())
+                    others = [_translate.Translation("", (), (), 0, {int(k): v for k, v in m[1].items()}, m[0])
+                              for m in (json.loads(b) for b in maps)]
+                raise _C.Error(tr.where(str(err), others)) from None
         return e
 
     def _sf_inputs(self, entry, args, kwargs, tensors=None):

@@ -46,12 +46,15 @@ class Translation:
         self.lines = lines      # .sf line number -> "file.py:12"
         self.file = file
 
-    def where(self, message):
-        """message with every `FILE:L:C` of this program followed by the user's line."""
-        def add(m):
-            loc = self.lines.get(int(m.group(1)))
-            return f"{m.group(0)} ({loc})" if loc else m.group(0)
-        return re.sub(re.escape(self.file) + r":(\d+):\d+", add, message)
+    def where(self, message, others=()):
+        """message with every `FILE:L:C` of this program (and of the other ranks'
+        translations given) followed by the user's line."""
+        for tr in (self, *[o for o in others if o.file != self.file]):
+            def add(m, tr=tr):
+                loc = tr.lines.get(int(m.group(1)))
+                return f"{m.group(0)} ({loc})" if loc else m.group(0)
+            message = re.sub(re.escape(tr.file) + r":(\d+):\d+", add, message)
+        return message
 
 
 def _fmt_float(v):
