@@ -62,6 +62,15 @@ IValue to_ivalue(const py::handle& o) {
   throw Error(fmt::format("call_op: cannot pass a Python {} to an op", std::string(py::str(o.get_type()))));
 }
 
+// An op call's Python arguments as the dispatcher takes them.
+std::pair<std::vector<IValue>, Kwargs> to_call_args(const py::list& args, const py::dict& kwargs) {
+  std::vector<IValue> pos;
+  for (auto a : args) pos.push_back(to_ivalue(a));
+  Kwargs kw;
+  for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
+  return {std::move(pos), std::move(kw)};
+}
+
 py::object from_ivalue(const IValue& v) {
   switch (v.kind()) {
     case IValue::Kind::None: return py::none();
@@ -267,10 +276,7 @@ PYBIND11_MODULE(_C, m) {
     return Tensor::meta(std::move(shape), dtype_arg(dtype), std::move(strides));
   }, "A tensor with a type and no data (for Meta kernels).");
   m.def("call_meta", [](const std::string& op, const py::list& args, const py::dict& kwargs) {
-    std::vector<IValue> pos;
-    for (auto a : args) pos.push_back(to_ivalue(a));
-    Kwargs kw;
-    for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
+    auto [pos, kw] = to_call_args(args, kwargs);
     auto [o, bound] = Dispatcher::instance().resolve(op, pos, kw);
     OpContext ctx(DispatchKey::Meta);
     py::list res;
@@ -278,10 +284,7 @@ PYBIND11_MODULE(_C, m) {
     return res;
   }, "Run an op's Meta kernel: result types without data.");
   m.def("call_op", [](const std::string& op, const py::list& args, const py::dict& kwargs) {
-    std::vector<IValue> pos;
-    for (auto a : args) pos.push_back(to_ivalue(a));
-    Kwargs kw;
-    for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
+    auto [pos, kw] = to_call_args(args, kwargs);
     std::vector<IValue> out;
     {
       py::gil_scoped_release nogil;
