@@ -123,10 +123,14 @@ def test_export_writes_one_spmd_program_that_symmflow_run_checks(rank, world):
     if rank == 0:
         exe = os.environ.get("SYMMFLOW_CLI", "symmflow")
         env = {k: v for k, v in os.environ.items() if not k.startswith("SYMMFLOW_") or k == "SYMMFLOW_VERIFY"}
-        r = subprocess.run([exe, "run", path, "--nproc", str(world), "--check", "--explain"], env=env,
-                           capture_output=True, text=True, timeout=120)
+        trace = path + ".trace.json"
+        r = subprocess.run([exe, "run", path, "--nproc", str(world), "--check", "--explain", "--trace", trace],
+                           env=env, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
-        assert "check: OK" in r.stdout
+        assert "check: OK" in r.stdout and "explain @ring_shift" in r.stdout
+        import json
+        with open(trace) as f:
+            assert "c10d::batch_isend_irecv" in json.dumps(json.load(f))  # the timeline has the P2P op
         # Every report agrees: the command line's explain of the exported file says
         # what fast.explain says of the traced program (same counts, same copies).
         c = subprocess.run([exe, "compile", path, "--world", str(world), "--rank", "0", "--explain"], env=env,
