@@ -5,12 +5,12 @@ lift_fresh_copy, _to_copy). conformance.py imports GENERATORS from here."""
 import numpy as np
 
 # conformance.py's helpers, bound by bind() (this module is imported by it).
-T = FLOATS = ALL = special_array = None
+T = FLOATS = INTS = ALL = SHAPE = special_array = None
 
 
 def bind(ns):
     g = globals()
-    for k in ("T", "FLOATS", "ALL", "special_array"):
+    for k in ("T", "FLOATS", "INTS", "ALL", "SHAPE", "special_array"):
         g[k] = ns[k]
 
 
@@ -223,5 +223,70 @@ def gen_make_fx_views_copies(g):
     g.add(C, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%r = aten::_to_copy(%t, dtype=f64)"], "r")
 
 
-GENERATORS = [gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+def gen_rsub(g):
+    S, TT = "aten::rsub.Scalar", "aten::rsub.Tensor"
+    for d in ALL:
+        g.add(S, "one-minus-" + d, [("x", T(d, 2, 3))], "%r = aten::rsub(%x, 1)", "r")
+        g.add(TT, d, [("x", T(d, 2, 3)), ("y", T(d, 2, 3))], "%r = aten::rsub(%x, %y)", "r")
+    for d in ["f32", "bf16", "f16", "i32", "i64"]:
+        for sv, sn in [("2.5", "float"), ("0.1", "inexact"), ("-0.0", "negzero"), ("true", "bool")]:
+            g.add(S, "scalar-%s-%s" % (d, sn), [("x", T(d, 2, 3))], "%%r = aten::rsub(%%x, %s)" % sv, "r")
+    for d in ["f32", "f64"]:
+        g.add(S, "special-" + d, [("x", T(d, 16))], "%r = aten::rsub(%x, 1.0)", "r",
+              inputs={"x": special_array(d)})
+        g.add(S, "inf-minus-special-" + d, [("x", T(d, 16))], "%r = aten::rsub(%x, inf)", "r",
+              inputs={"x": special_array(d)})
+    g.add(S, "alpha", [("x", T("f32", 2, 3))], "%r = aten::rsub(%x, 1.0, 0.5)", "r")
+    g.add(S, "alpha-int", [("x", T("i64", 2, 3))], "%r = aten::rsub(%x, 7, 3)", "r")
+    g.add(S, "alpha-float-int-refused", [("x", T("i64", 2, 3))], "%r = aten::rsub(%x, 7, 0.5)", "r")
+    g.add(S, "i32-big-scalar", [("x", T("i32", 2, 3))], "%r = aten::rsub(%x, 4294967296)", "r")
+    g.add(S, "strided", [("x", T("f32", 3, 4))], ["%t = aten::t(%x)", "%r = aten::rsub(%t, 1)"], "r")
+    g.add(S, "0dim", [("x", T("f16"))], "%r = aten::rsub(%x, 2)", "r")
+    for a, b in [("i32", "f32"), ("bool", "i64"), ("bf16", "f16"), ("f32", "f64")]:
+        g.add(TT, "promote-%s-%s" % (a, b), [("x", T(a, 2, 3)), ("y", T(b, 2, 3))], "%r = aten::rsub(%x, %y)", "r")
+    g.add(TT, "broadcast", [("x", T("f32", 3)), ("y", T("f32", 2, 1))], "%r = aten::rsub(%x, %y, alpha=2)", "r")
+    g.add(TT, "broadcast-mismatch", [("x", T("f32", 4)), ("y", T("f32", 3))], "%r = aten::rsub(%x, %y)", "r")
+
+
+def gen_like_and_new(g):
+    for op in ["zeros_like", "ones_like", "empty_like"]:
+        tol = SHAPE if op == "empty_like" else None
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x)" % op, "r", tol=tol)
+        g.add("aten::" + op, "dtype", [("x", T("f32", 4))], "%%r = aten::%s(%%x, dtype=i64)" % op, "r", tol=tol)
+        g.add("aten::" + op, "0dim", [("x", T("bf16"))], "%%r = aten::%s(%%x)" % op, "r", tol=tol)
+        g.add("aten::" + op, "empty", [("x", T("i32", 0, 3))], "%%r = aten::%s(%%x)" % op, "r", tol=tol)
+        g.add("aten::" + op, "strided", [("x", T("f32", 2, 3))],
+              ["%t = aten::t(%x)", "%%r = aten::%s(%%t)" % op], "r", tol=tol)
+        g.add("aten::" + op, "fresh", [("x", T("f32", 3))], ["%%r = aten::%s(%%x)" % op, "aten::fill_(%r, 5.0)"],
+              ["r", "x"])
+    F = "aten::full_like"
+    for d in ALL:
+        v = "true" if d == "bool" else "3"
+        g.add(F, d, [("x", T(d, 2, 3))], "%%r = aten::full_like(%%x, %s)" % v, "r")
+    # the result takes self's dtype, not the fill value's (unlike full)
+    g.add(F, "float-into-int", [("x", T("i64", 3))], "%r = aten::full_like(%x, 2.7)", "r")
+    g.add(F, "nan-into-int-refused", [("x", T("i32", 3))], "%r = aten::full_like(%x, nan)", "r")
+    g.add(F, "f16-overflow-refused", [("x", T("f16", 3))], "%r = aten::full_like(%x, 70000.0)", "r")
+    g.add(F, "int-into-float", [("x", T("f32", 3))], "%r = aten::full_like(%x, 7)", "r")
+    g.add(F, "dtype", [("x", T("f32", 3))], "%r = aten::full_like(%x, -inf, dtype=f64)", "r")
+    g.add(F, "bf16-rounding", [("x", T("bf16", 2))], "%r = aten::full_like(%x, 1.00390625)", "r")
+    for op in ["new_zeros", "new_ones", "new_empty"]:
+        tol = SHAPE if op == "new_empty" else None
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 2))], "%%r = aten::%s(%%x, [3, 4])" % op, "r", tol=tol)
+        g.add("aten::" + op, "dtype", [("x", T("bf16", 2))], "%%r = aten::%s(%%x, [3], dtype=f32)" % op, "r", tol=tol)
+        g.add("aten::" + op, "0dim", [("x", T("f32", 2))], "%%r = aten::%s(%%x, [])" % op, "r", tol=tol)
+        g.add("aten::" + op, "empty", [("x", T("f32", 2))], "%%r = aten::%s(%%x, [0, 2])" % op, "r", tol=tol)
+        g.add("aten::" + op, "negative-size", [("x", T("f32", 2))], "%%r = aten::%s(%%x, [-1])" % op, "r")
+    N = "aten::new_full"
+    for d in ALL:
+        v = "false" if d == "bool" else "-2"
+        g.add(N, d, [("x", T(d, 2))], "%%r = aten::new_full(%%x, [2, 3], %s)" % v, "r")
+    g.add(N, "float-into-int", [("x", T("i32", 2))], "%r = aten::new_full(%x, [3], 1.5)", "r")
+    g.add(N, "nan-into-int-refused", [("x", T("i64", 2))], "%r = aten::new_full(%x, [3], nan)", "r")
+    g.add(N, "dtype", [("x", T("i64", 2))], "%r = aten::new_full(%x, [3], 0.25, dtype=f16)", "r")
+
+
+GENERATORS = [gen_rsub, gen_like_and_new, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

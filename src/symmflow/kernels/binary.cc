@@ -194,6 +194,13 @@ SF_DEFINE_ALPHA_OP(add)
 SF_DEFINE_ALPHA_OP(sub)
 #undef SF_DEFINE_ALPHA_OP
 
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return sub_impl("rsub", Dest::fresh(), other, self, alpha);
+}
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub_impl("rsub", Dest::fresh(), other, self, alpha);
+}
+
 Tensor mul(const Tensor& a, const Tensor& b) { return mul_impl("mul", Dest::fresh(), a, b); }
 Tensor mul(const Tensor& a, const Scalar& b) { return mul_impl("mul", Dest::fresh(), a, b); }
 const Tensor& mul_(const Tensor& self, const Tensor& other) {

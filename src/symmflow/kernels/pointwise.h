@@ -51,6 +51,10 @@ const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha 
 const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 const Tensor& sub_out(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 const Tensor& sub_out(const Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+// rsub(self, other, alpha) = other - alpha * self: what `1 - x` records (PyTorch's
+// rsub is sub with the operands swapped, so its promotion and refusals are sub's).
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 
 // ---- mul ----------------------------------------------------------------------
 Tensor mul(const Tensor& a, const Tensor& b);

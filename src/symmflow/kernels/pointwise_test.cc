@@ -484,6 +484,21 @@ TEST(PointwiseBinary, EmptyAndZeroDim) {
   EXPECT_EQ(add(make({}, {1}, DType::i64), make1({1, 2}, DType::i32)).dtype(), DType::i32);
 }
 
+TEST(PointwiseBinary, RsubSwapsSubsOperands) {
+  Tensor x = make1({1, 2, -3}, DType::i32);
+  Tensor r = rsub(x, 1);  // 1 - x
+  EXPECT_EQ(r.dtype(), DType::i32);
+  EXPECT_EQ(values(r), V({0, -1, 4}));
+  EXPECT_EQ(values(rsub(x, 10, 2)), V({8, 6, 16}));  // 10 - 2 * x
+  EXPECT_EQ(rsub(x, 0.5).dtype(), DType::f32);       // a float Scalar promotes
+  EXPECT_EQ(values(rsub(x, make1({5, 5, 5}, DType::i64))), V({4, 3, 8}));
+  EXPECT_ERROR(rsub(make1({1}, DType::boolean), 1), "rsub: subtraction");
+  EXPECT_ERROR(rsub(x, 1, 0.5), "alpha must not be a floating point");
+  Tensor m = rsub(Tensor::meta({2, 1}, DType::bf16), 1.0);
+  EXPECT_TRUE(m.is_meta());
+  EXPECT_EQ(m.dtype(), DType::bf16);
+}
+
 TEST(PointwiseBinary, IntegerOverflowWraps) {
   const double big = double(std::numeric_limits<int32_t>::max());
   Tensor i = make1({big}, DType::i32);

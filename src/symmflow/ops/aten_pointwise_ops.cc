@@ -41,6 +41,15 @@ void register_arith(Library& m) {
   SF_ALPHA_OP(sub)
 #undef SF_ALPHA_OP
 
+  m.def("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  impl_both(m, "rsub.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::rsub(tensor_arg(a, 0), tensor_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "rsub.Scalar", [](OpContext&, Args a) -> Results {
+    return {k::rsub(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+
   m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
   m.def("mul.Scalar(Tensor self, Scalar other) -> Tensor");
   m.def("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");

@@ -215,6 +215,23 @@ void register_factories(Library& m) {
   impl_both(m, "full_like", [=](OpContext&, Args a) -> Results {
     return {k::full(tensor_arg(a, 0).sizes(), scalar_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
   });
+  // new_* (x.new_zeros(3) ...): a size of their own, self's dtype unless given.
+  m.def(fmt::format("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  impl_both(m, "new_zeros", [=](OpContext&, Args a) -> Results {
+    return {k::zeros(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_ones", [=](OpContext&, Args a) -> Results {
+    return {k::ones(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_empty", [=](OpContext&, Args a) -> Results {
+    return {k::empty(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_full", [=](OpContext&, Args a) -> Results {
+    return {k::full(int_list_arg(a, 1), scalar_arg(a, 2), like_dt(a, 3), tensor_arg(a, 0).is_meta())};
+  });
 }
 
 }  // namespace
