@@ -53,10 +53,11 @@ RTOL = {"f32": 1e-5, "f64": 1e-5, "bf16": 1e-2, "f16": 1e-2}
 
 ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu",
            "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_"}
-# softmax, log_softmax and layer_norm sum a row: their rounding depends on the
-# summation order (layer_norm: PyTorch's Welford pass, symmflow's two passes)
+# softmax, log_softmax, layer_norm and var/std sum a row: their rounding depends on
+# the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
-           "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm"}
+           "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm",
+           "var", "std", "var_mean", "std_mean"}
 # PyTorch's own maximum/minimum return either zero for (0.0, -0.0) depending on
 # whether its kernel is vectorised (tensor size and layout): -0.0 == 0.0 there
 PM0_OPS = {"maximum", "minimum"}

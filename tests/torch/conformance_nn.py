@@ -288,5 +288,94 @@ def gen_like_and_new(g):
     g.add(N, "dtype", [("x", T("i64", 2))], "%r = aten::new_full(%x, [3], 0.25, dtype=f16)", "r")
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+def _mixed_special(d):
+    """[16, 16]: each row a special value followed by the specials reversed, so each
+    row and column mixes NaN, infinities, signed zeros and ties."""
+    col = special_array(d, [16, 1])
+    return np.concatenate([col, np.repeat(col[::-1], 15, 1)], 1)
+
+
+def gen_max_min_dim(g):
+    for op in ["max", "min"]:
+        key = "aten::%s.dim" % op
+        call = "%%v, %%i = aten::%s.dim" % op
+        for d in ALL:
+            g.add(key, d, [("x", T(d, 3, 5))], call + "(%x, 1)", ["v", "i"])
+        for d in FLOATS + INTS:
+            g.add(key, "special-" + d, [("x", T(d, 16, 16))], call + "(%x, 0)", ["v", "i"],
+                  inputs={"x": _mixed_special(d) if d in FLOATS else special_array(d, [4, 4]).repeat(4, 0).repeat(4, 1)})
+        g.add(key, "special-rows-f32", [("x", T("f32", 16, 16))], call + "(%x, -1)", ["v", "i"],
+              inputs={"x": _mixed_special("f32")})
+        g.add(key, "ties-first", [("x", T("f32", 2, 4))], call + "(%x, 1)", ["v", "i"],
+              inputs={"x": special_array("f32", [2, 4], [3.0, 1.0, 3.0, 1.0, -0.0, 0.0, 0.0, -0.0])})
+        g.add(key, "keepdim", [("x", T("f32", 2, 3, 4))], call + "(%x, 1, true)", ["v", "i"])
+        g.add(key, "negative-dim", [("x", T("i64", 2, 3, 4))], call + "(%x, -3)", ["v", "i"])
+        g.add(key, "strided", [("x", T("f32", 5, 3))], ["%t = aten::t(%x)", call + "(%t, 1)"], ["v", "i"])
+        g.add(key, "0dim", [("x", T("f32"))], call + "(%x, 0)", ["v", "i"])
+        g.add(key, "empty-kept", [("x", T("f32", 0, 3))], call + "(%x, 1)", ["v", "i"])
+        g.add(key, "empty-reduced-refused", [("x", T("f32", 0, 3))], call + "(%x, 0)", ["v", "i"])
+        g.add(key, "bad-dim", [("x", T("f32", 2, 3))], call + "(%x, 2)", ["v", "i"])
+        g.add(key, "values-only", [("x", T("bf16", 4, 6))], [call + "(%x, 0)", "%r = aten::neg(%v)"], "r")
+    for op in ["argmax", "argmin"]:
+        key = "aten::" + op
+        for d in FLOATS + INTS:
+            g.add(key, d, [("x", T(d, 3, 5))], "%%r = aten::%s(%%x)" % op, "r")
+            g.add(key, "dim-" + d, [("x", T(d, 3, 5))], "%%r = aten::%s(%%x, 1)" % op, "r")
+        for d in FLOATS:
+            g.add(key, "special-" + d, [("x", T(d, 16, 16))], "%%r = aten::%s(%%x, 0)" % op, "r",
+                  inputs={"x": _mixed_special(d)})
+        g.add(key, "special-flat", [("x", T("f64", 16))], "%%r = aten::%s(%%x)" % op, "r",
+              inputs={"x": special_array("f64")})
+        g.add(key, "keepdim-none", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, None, true)" % op, "r")
+        g.add(key, "keepdim", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, -1, true)" % op, "r")
+        g.add(key, "strided", [("x", T("f32", 5, 3))], ["%t = aten::t(%x)", "%%r = aten::%s(%%t)" % op], "r")
+        g.add(key, "0dim", [("x", T("i32"))], "%%r = aten::%s(%%x)" % op, "r")
+        g.add(key, "bool-refused", [("x", T("bool", 4))], "%%r = aten::%s(%%x)" % op, "r")
+        g.add(key, "empty-refused", [("x", T("f32", 0))], "%%r = aten::%s(%%x)" % op, "r")
+        g.add(key, "empty-dim-refused", [("x", T("f32", 2, 0))], "%%r = aten::%s(%%x, 1)" % op, "r")
+        g.add(key, "empty-kept", [("x", T("f32", 0, 3))], "%%r = aten::%s(%%x, 1)" % op, "r")
+
+
+def gen_var_std(g):
+    nan, inf = float("nan"), float("inf")
+    for op in ["var", "std"]:
+        key = "aten::%s.correction" % op
+        for d in FLOATS:
+            g.add(key, d, [("x", T(d, 3, 8))], "%%r = aten::%s(%%x, [1], correction=1)" % op, "r")
+            g.add(key, "all-" + d, [("x", T(d, 3, 8))], "%%r = aten::%s(%%x, None, correction=None)" % op, "r")
+            g.add(key, "large-" + d, [("x", T(d, 4, 1000))], "%%r = aten::%s(%%x, [-1], correction=1)" % op, "r")
+        for c in ["0", "2", "8", "20"]:
+            g.add(key, "correction-" + c, [("x", T("f32", 3, 8))],
+                  "%%r = aten::%s(%%x, [1], correction=%s)" % (op, c), "r")
+        g.add(key, "keepdim", [("x", T("f64", 2, 3, 4))], "%%r = aten::%s(%%x, [1], correction=1, keepdim=true)" % op, "r")
+        g.add(key, "multi-dim", [("x", T("f32", 2, 3, 4))], "%%r = aten::%s(%%x, [0, 2], correction=0)" % op, "r")
+        g.add(key, "empty-list-is-all", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, [], correction=1)" % op, "r")
+        g.add(key, "strided", [("x", T("f32", 5, 3))], ["%t = aten::t(%x)", "%%r = aten::%s(%%t, [1], correction=1)" % op], "r")
+        g.add(key, "special", [("x", T("f32", 16, 4))], "%%r = aten::%s(%%x, [1], correction=1)" % op, "r",
+              inputs={"x": np.concatenate([special_array("f32", [16, 1]),
+                                           special_array("f32", [16, 3], [1.0, 2.0, 3.0] * 16)], 1)})
+        g.add(key, "special-f64", [("x", T("f64", 4, 3))], "%%r = aten::%s(%%x, [1], correction=1)" % op, "r",
+              inputs={"x": special_array("f64", [4, 3], [1e300, -1e300, 0.0, inf, inf, 1.0, nan, 1.0, 1.0,
+                                                         5.0, 5.0, 5.0])})
+        # (rows whose deviations overflow f64, e.g. [1e308, -1e308]: inf here, NaN in
+        # PyTorch's Welford pass; docs/ir.md)
+        g.add(key, "single-element", [("x", T("f32", 3, 1))], "%%r = aten::%s(%%x, [1], correction=1)" % op, "r")
+        g.add(key, "empty", [("x", T("f32", 0, 3))], "%%r = aten::%s(%%x, [0], correction=1)" % op, "r")
+        g.add(key, "0dim", [("x", T("f64"))], "%%r = aten::%s(%%x, None, correction=0)" % op, "r")
+        g.add(key, "int-refused", [("x", T("i64", 3))], "%%r = aten::%s(%%x, None, correction=1)" % op, "r")
+        g.add(key, "bool-refused", [("x", T("bool", 3))], "%%r = aten::%s(%%x, [0], correction=1)" % op, "r")
+        g.add(key, "repeated-dim", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, [1, 1], correction=1)" % op, "r")
+        g.add(key, "bad-dim", [("x", T("f32", 2, 3))], "%%r = aten::%s(%%x, [2], correction=1)" % op, "r")
+        g.add(key, "correction-missing-refused", [("x", T("f32", 2, 3))], "%%r = aten::%s.correction(%%x, [1])" % op, "r")
+    for op in ["var_mean", "std_mean"]:
+        key = "aten::%s.correction" % op
+        for d in FLOATS:
+            g.add(key, d, [("x", T(d, 3, 8))], "%%v, %%m = aten::%s(%%x, [-1], correction=1, keepdim=true)" % op,
+                  ["v", "m"])
+        g.add(key, "all", [("x", T("f64", 3, 8))], "%%v, %%m = aten::%s(%%x, None, correction=0)" % op, ["v", "m"])
+        g.add(key, "empty", [("x", T("f32", 0, 2))], "%%v, %%m = aten::%s(%%x, [0], correction=1)" % op, ["v", "m"])
+        g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
+
+
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

@@ -1,5 +1,6 @@
 #include "symmflow/kernels/reduce.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -163,12 +164,28 @@ void sum_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out, bool me
   }
 }
 
+// The comparison type of max/min (int for bool: std::vector<bool> has no element
+// references; float for bf16/f16).
+template <typename T>
+using extreme_cmp_t =
+    std::conditional_t<is_half_v<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
+
+// Whether v replaces best in a running max (kMax) or min: a NaN best sticks, a NaN
+// v replaces anything, ties keep the first.
+template <bool kMax, typename C>
+bool replaces(C v, C best) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(v)) return true;
+  }
+  return kMax ? v > best : v < best;
+}
+
 template <typename T, bool kMax>
 void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   const T* in = static_cast<const T*>(t.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
-  // Comparison type (int for bool: std::vector<bool> has no element references).
-  using C = std::conditional_t<is_half_v<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
+  using C = extreme_cmp_t<T>;
   // Start from each reduction's first element; visiting it again is harmless
   // (max(x, x) == x, NaN stays NaN).
   std::vector<C> best;
@@ -176,14 +193,98 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t off) { best.push_back(C(in[off])); });
   reduce_visit(p, best, [&](C& b, int64_t off) {
     const C v = C(in[off]);
-    if constexpr (std::is_floating_point_v<C>) {
-      // NaN sticks: once b is NaN nothing replaces it; a NaN v replaces anything.
-      if (!std::isnan(b) && (std::isnan(v) || (kMax ? v > b : v < b))) b = v;
-    } else if (kMax ? v > b : v < b) {
-      b = v;
-    }
+    if (replaces<kMax>(v, b)) b = v;
   });
   for (size_t i = 0; i < best.size(); ++i) o[i] = T(best[i]);
+}
+
+// Each reduction's extreme and its index in row-major order of the reduced dims
+// (vals may be null: argmax).
+template <typename T, bool kMax>
+void arg_extreme_kernel(const Tensor& t, const ReducePlan& p, T* vals, int64_t* idx) {
+  using C = extreme_cmp_t<T>;
+  const T* in = static_cast<const T*>(t.data_ptr());
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    C best = C(in[base]);
+    int64_t at = 0, i = 0;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const C v = C(in[off]);
+      if (replaces<kMax>(v, best)) best = v, at = i;
+      ++i;
+    });
+    if (vals != nullptr) vals[o] = T(best);
+    idx[o++] = at;
+  });
+}
+
+template <bool kMax>
+ValuesIndices run_arg_extreme(const char* op, const Tensor& t, const Shape& dims, bool keepdim,
+                              bool want_values) {
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  if (dims.empty()) {
+    SF_CHECK(t.numel() > 0, "{}: Expected reduction dim to be specified for input.numel() == 0.", op);
+  } else {
+    SF_CHECK(p.red_count > 0, "{}: Expected reduction dim {} to have non-zero size.", op,
+             wrap_dim(dims[0], std::max<int64_t>(t.dim(), 1)));
+  }
+  if (t.is_meta())
+    return {want_values ? Tensor::meta(p.out_sizes, t.dtype()) : Tensor(), Tensor::meta(p.out_sizes, DType::i64)};
+  ValuesIndices r{want_values ? Tensor::empty(p.out_sizes, t.dtype()) : Tensor(),
+                  Tensor::empty(p.out_sizes, DType::i64)};
+  if (t.numel() == 0) return r;
+  SF_DISPATCH(t.dtype(), {
+    arg_extreme_kernel<T, kMax>(t, p, want_values ? static_cast<T*>(r.values.data_ptr()) : nullptr,
+                                static_cast<int64_t*>(r.indices.data_ptr()));
+  });
+  return r;
+}
+
+Tensor run_argmax(const char* op, bool is_max, const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  SF_CHECK(t.dtype() != DType::boolean, "\"{}_cpu\" not implemented for 'Bool'", op);
+  const Shape dims = dim ? Shape{*dim} : Shape{};
+  return is_max ? run_arg_extreme<true>(op, t, dims, keepdim, false).indices
+                : run_arg_extreme<false>(op, t, dims, keepdim, false).indices;
+}
+
+// var and mean of each reduction, in double: the mean first, then the squared
+// deviations from it (two passes in a fixed order).
+template <typename T>
+void var_kernel(const Tensor& t, const ReducePlan& p, int64_t correction, bool take_sqrt, T* var, T* mean) {
+  const T* in = static_cast<const T*>(t.data_ptr());
+  const double n = double(p.red_count), dof = std::max(0.0, n - double(correction));
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    double s = 0, m2 = 0;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) { s += to_acc<double>(in[off]); });
+    const double m = s / n;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const double d = to_acc<double>(in[off]) - m;
+      m2 += d * d;
+    });
+    const double v = m2 / dof;
+    var[o] = from_acc<T>(take_sqrt ? std::sqrt(v) : v);
+    if (mean != nullptr) mean[o] = from_acc<T>(m);
+    ++o;
+  });
+}
+
+std::pair<Tensor, Tensor> run_var(const char* op, const Tensor& t, const Shape& dims,
+                                  std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
+                                  bool want_mean) {
+  SF_CHECK(is_floating(t.dtype()), "{}: {} only support floating point and complex dtypes, got {}", op,
+           want_mean ? op : "std and var", t.type_string());
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  const DType dt = t.dtype();
+  if (t.is_meta()) return {Tensor::meta(p.out_sizes, dt), want_mean ? Tensor::meta(p.out_sizes, dt) : Tensor()};
+  Tensor v = Tensor::empty(p.out_sizes, dt), m = want_mean ? Tensor::empty(p.out_sizes, dt) : Tensor();
+  SF_DISPATCH(dt, {
+    if constexpr (!std::is_integral_v<T>) {
+      var_kernel<T>(t, p, correction.value_or(1), take_sqrt, static_cast<T*>(v.data_ptr()),
+                    want_mean ? static_cast<T*>(m.data_ptr()) : nullptr);
+    }
+  });
+  return {v, m};
 }
 
 Tensor run_sum(const char* op, const Tensor& t, const Shape& dims, bool keepdim,
@@ -244,6 +345,34 @@ Tensor amax(const Tensor& t, const Shape& dims, bool keepdim) {
 
 Tensor amin(const Tensor& t, const Shape& dims, bool keepdim) {
   return run_extreme<false>("amin", t, dims, keepdim);
+}
+
+ValuesIndices max_dim(const Tensor& t, int64_t dim, bool keepdim) {
+  return run_arg_extreme<true>("max", t, {dim}, keepdim, true);
+}
+ValuesIndices min_dim(const Tensor& t, int64_t dim, bool keepdim) {
+  return run_arg_extreme<false>("min", t, {dim}, keepdim, true);
+}
+Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  return run_argmax("argmax", true, t, dim, keepdim);
+}
+Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  return run_argmax("argmin", false, t, dim, keepdim);
+}
+
+Tensor var(const Tensor& t, const Shape& dims, std::optional<int64_t> correction, bool keepdim) {
+  return run_var("var", t, dims, correction, keepdim, false, false).first;
+}
+Tensor std_dev(const Tensor& t, const Shape& dims, std::optional<int64_t> correction, bool keepdim) {
+  return run_var("std", t, dims, correction, keepdim, true, false).first;
+}
+std::pair<Tensor, Tensor> var_mean(const Tensor& t, const Shape& dims, std::optional<int64_t> correction,
+                                   bool keepdim) {
+  return run_var("var_mean", t, dims, correction, keepdim, false, true);
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims, std::optional<int64_t> correction,
+                                   bool keepdim) {
+  return run_var("std_mean", t, dims, correction, keepdim, true, true);
 }
 
 }  // namespace symmflow::kernels

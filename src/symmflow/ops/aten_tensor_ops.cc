@@ -1,4 +1,4 @@
-// aten:: views, reductions, softmax, matmul, factories, cat/stack with PyTorch's
+// aten:: views, reductions (max/min with indices, var/std too), softmax, matmul, factories, cat/stack with PyTorch's
 // schemas. Views return `Tensor(a)`: the result aliases self's storage.
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
@@ -126,6 +126,45 @@ void register_reductions(Library& m) {
   });
   impl_both(m, "amax", [](OpContext&, Args a) -> Results { return {k::amax(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
   impl_both(m, "amin", [](OpContext&, Args a) -> Results { return {k::amin(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
+  // x.max(-1) / x.min(-1): values and the index of each; argmax/argmin.
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  impl_both(m, "max.dim", [](OpContext&, Args a) -> Results {
+    auto r = k::max_dim(tensor_arg(a, 0), a[1].to_int(), a[2].to_bool());
+    return {r.values, r.indices};
+  });
+  impl_both(m, "min.dim", [](OpContext&, Args a) -> Results {
+    auto r = k::min_dim(tensor_arg(a, 0), a[1].to_int(), a[2].to_bool());
+    return {r.values, r.indices};
+  });
+  impl_both(m, "argmax", [](OpContext&, Args a) -> Results {
+    return {k::argmax(tensor_arg(a, 0), opt_int_arg(a, 1), a[2].to_bool())};
+  });
+  impl_both(m, "argmin", [](OpContext&, Args a) -> Results {
+    return {k::argmin(tensor_arg(a, 0), opt_int_arg(a, 1), a[2].to_bool())};
+  });
+  // x.var(-1), x.std(), torch.var_mean(x, -1): make_fx records the correction
+  // overloads (correction has no default there: PyTorch's schema).
+  m.def("var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor");
+  m.def("std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor");
+  m.def("var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)");
+  m.def("std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)");
+  impl_both(m, "var.correction", [](OpContext&, Args a) -> Results {
+    return {k::var(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool())};
+  });
+  impl_both(m, "std.correction", [](OpContext&, Args a) -> Results {
+    return {k::std_dev(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool())};
+  });
+  impl_both(m, "var_mean.correction", [](OpContext&, Args a) -> Results {
+    auto [v, mean] = k::var_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
+    return {v, mean};
+  });
+  impl_both(m, "std_mean.correction", [](OpContext&, Args a) -> Results {
+    auto [sd, mean] = k::std_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
+    return {sd, mean};
+  });
   impl_both(m, "softmax.int", [](OpContext&, Args a) -> Results { return {k::softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
   impl_both(m, "log_softmax.int", [](OpContext&, Args a) -> Results { return {k::log_softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
 }
