@@ -51,8 +51,8 @@ _RANK = {EXACT: 0, PM0: 1, ULP: 2, REL: 3, SHAPE: 4}
 ULP_MAX = 4
 RTOL = {"f32": 1e-5, "f64": 1e-5, "bf16": 1e-2, "f16": 1e-2}
 
-ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu",
-           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_"}
+ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu", "erf",
+           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_", "erf_"}
 # softmax, log_softmax, layer_norm and var/std sum a row: their rounding depends on
 # the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
@@ -536,7 +536,7 @@ def gen_inplace_out(g):
 
 
 UNARY = ["neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu",
-         "silu"]
+         "silu", "erf", "reciprocal", "bitwise_not"]
 
 
 def gen_unary(g):
@@ -590,6 +590,19 @@ def gen_clamp(g):
     g.add("aten::clamp_", "int-float-bound", [("x", T("i64", 6))], "%r = aten::clamp_(%x, -0.5, 2.5)", "r")
     g.add("aten::clamp_", "through-view", [("x", T("f32", 4, 4))],
           ["%v = aten::slice(%x, 1, 1, 3)", "aten::clamp_(%v, 0.0, 1.0)"], "x")
+    for op, bound in [("clamp_min", "0.5"), ("clamp_max", "-1")]:
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x, %s)" % (op, bound), "r")
+        for d in FLOATS:
+            g.add("aten::" + op, "special-" + d, [("x", T(d, 16))], "%%r = aten::%s(%%x, 0.0)" % op, "r",
+                  inputs={"x": special_array(d)})
+        g.add("aten::" + op, "nan-bound", [("x", T("f32", 6))], "%%r = aten::%s(%%x, nan)" % op, "r")
+        g.add("aten::" + op, "int-bound", [("x", T("i32", 6))], "%%r = aten::%s(%%x, 2)" % op, "r")
+        g.add("aten::" + op, "i32-overflow", [("x", T("i32", 6))], "%%r = aten::%s(%%x, 4294967296)" % op, "r")
+        g.add("aten::" + op + "_", "f32", [("x", T("f32", 2, 3))], "%%r = aten::%s_(%%x, 0.25)" % op, ["r", "x"])
+        g.add("aten::" + op + "_", "int-float-bound", [("x", T("i64", 6))], "%%r = aten::%s_(%%x, 0.5)" % op, "r")
+        g.add("aten::" + op + "_", "through-view", [("x", T("f32", 4, 4))],
+              ["%%v = aten::slice(%%x, 1, 1, 3)", "aten::%s_(%%v, 0.0)" % op], "x")
 
 
 def gen_copy_fill(g):

@@ -1,4 +1,5 @@
-// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum), clamp and where.
+// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum), clamp (and
+// clamp_min/clamp_max) and where.
 // Each op is one `xxx_impl(dest, a, b, ...)`; the functional, in-place and out=
 // entry points only choose the destination.
 #include "symmflow/kernels/pointwise.h"
@@ -116,8 +117,11 @@ Tensor clamp_impl(std::string_view op, Dest dest, const Tensor& self,
   const DType common = rt.get();
   dispatch<kIntsAndFloats>(op, common, [](auto) {});
   // PyTorch (clamp_out): with both bounds given, a NaN bound makes every element
-  // NaN. A single NaN bound compares false everywhere and leaves x as it is.
-  const bool nan_bound = min && max && (std::isnan(min->to_double()) || std::isnan(max->to_double()));
+  // NaN. A single NaN bound compares false everywhere and leaves x as it is; but
+  // clamp_min/clamp_max (their own kernels) make every element NaN.
+  const bool one_bound_op = op.starts_with("clamp_m");
+  const bool nan_bound = ((min && max) || one_bound_op) &&
+                         ((min && std::isnan(min->to_double())) || (max && std::isnan(max->to_double())));
   if (!nan_bound) {
     if (min) check_scalar_fits(op, *min, common);
     if (max) check_scalar_fits(op, *max, common);
@@ -296,6 +300,21 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
                         const std::optional<Scalar>& max) {
   clamp_impl("clamp_out", Dest::into(out), self, min, max);
   return out;
+}
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return clamp_impl("clamp_min", Dest::fresh(), self, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return clamp_impl("clamp_max", Dest::fresh(), self, std::nullopt, max);
+}
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  clamp_impl("clamp_min_", Dest::in_place(self), self, min, std::nullopt);
+  return self;
+}
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  clamp_impl("clamp_max_", Dest::in_place(self), self, std::nullopt, max);
+  return self;
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {

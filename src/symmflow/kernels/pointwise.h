@@ -11,7 +11,7 @@
 //   handle); the promoted type must be castable to self's dtype and the broadcast
 //   shape must be self's shape. `op_out(out, ...)` writes out and returns it: out
 //   must have the result shape (an out with 0 elements is resized) and the result
-//   type must be castable to out's dtype (neg, abs and gelu: exactly the result
+//   type must be castable to out's dtype (neg, abs, gelu, bitwise_not: exactly the result
 //   dtype; relu: any dtype; as PyTorch).
 // - Types follow PyTorch's result_type (type_promotion.h). Integer inputs of true
 //   division and of exp/log/sqrt/rsqrt/sin/cos/tanh/sigmoid become f32.
@@ -109,6 +109,14 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min,
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
                         const std::optional<Scalar>& max = std::nullopt);
 
+// clamp_min(x, lo) / clamp_max(x, hi): clamp with one bound (F.normalize's
+// clamp_min(eps)); promotion and checks are clamp's, but a NaN bound makes every
+// element NaN (PyTorch's own clamp_min/clamp_max kernels; clamp(x, nan) keeps x).
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min);
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max);
+
 // ---- where(cond, a, b): cond is bool; a and b are promoted together ------------
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
@@ -133,7 +141,8 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
 // X(name, functor, integer inputs become f32, dtypes it runs on)
 // neg/abs/relu keep integer dtypes; neg, abs and relu of bool are errors (PyTorch:
 // "abs_cpu" not implemented for 'Bool'). silu refuses integers and bool ("silu_cpu"
-// not implemented for 'Long'), and its out= must have exactly x's dtype.
+// not implemented for 'Long'), and its out= must have exactly x's dtype. bitwise_not
+// (`~mask`) takes integers and bool only (logical not on bool).
 #define SF_POINTWISE_UNARY_OPS(X)                                      \
   X(neg, Neg, false, kIntsAndFloats)                                  \
   X(abs, Abs, false, kIntsAndFloats)                                  \
@@ -146,7 +155,10 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
   X(cos, Cos, true, kFloats)                                          \
   X(tanh, Tanh, true, kFloats)                                        \
   X(sigmoid, Sigmoid, true, kFloats)                                  \
-  X(silu, Silu, false, kFloats)
+  X(silu, Silu, false, kFloats)                                       \
+  X(erf, Erf, true, kFloats)                                          \
+  X(reciprocal, Reciprocal, true, kFloats)                            \
+  X(bitwise_not, BitwiseNot, false, kInts | kBool)
 
 #define SF_DECLARE_UNARY(name, F, to_float, dtypes)   \
   Tensor name(const Tensor& x);                       \

@@ -216,6 +216,15 @@ struct Sigmoid {
 struct Silu {
   template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
 };
+struct Erf { template <typename T> T operator()(T x) const { return std::erf(x); } };
+struct Reciprocal { template <typename T> T operator()(T x) const { return T(1) / x; } };
+// ~x on integers, logical not on bool.
+struct BitwiseNot {
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return !x;
+    else return T(~x);
+  }
+};
 // max(x, 0) with NaN passing through and relu(-0.0) == -0.0 (PyTorch's clamp_min).
 struct Relu { template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; } };
 // gelu(x, approximate="none"): x * 0.5 * (1 + erf(x / sqrt(2))).

@@ -484,6 +484,26 @@ TEST(PointwiseBinary, EmptyAndZeroDim) {
   EXPECT_EQ(add(make({}, {1}, DType::i64), make1({1, 2}, DType::i32)).dtype(), DType::i32);
 }
 
+TEST(PointwiseBinary, ClampMinMax) {
+  Tensor x = make1({-2, 0.5, 3, NAN});
+  EXPECT_EQ(values(clamp_min(x, 0)).at(0), 0);
+  EXPECT_EQ(values(clamp_max(x, 1)).at(2), 1);
+  EXPECT_EQ(values(clamp_max(x, 1)).at(0), -2);
+  EXPECT_TRUE(std::isnan(values(clamp_min(x, 0))[3]));
+  EXPECT_TRUE(std::isnan(values(clamp_max(x, NAN))[0]));  // unlike clamp(x, std::nullopt, NAN)
+  EXPECT_EQ(values(clamp(x, std::nullopt, NAN))[0], -2);
+  // Promotion is clamp's: an i32 tensor with a float bound becomes f32; bool with an
+  // int bound becomes i64.
+  EXPECT_EQ(clamp_min(make1({1, 2}, DType::i32), 1.5).dtype(), DType::f32);
+  EXPECT_EQ(clamp_max(make1({1, 0}, DType::boolean), 0).dtype(), DType::i64);
+  Tensor y = make1({-1, 5}, DType::i64);
+  EXPECT_TRUE(clamp_min_(y, 0).is_same(y));
+  clamp_max_(y, 3);
+  EXPECT_EQ(values(y), V({0, 3}));
+  EXPECT_ERROR(clamp_min_(make1({1}, DType::i32), 0.5), "clamp_min_");
+  EXPECT_ERROR(clamp_max(make1({1}, DType::i32), Scalar(int64_t(1) << 40)), "clamp_max");
+}
+
 TEST(PointwiseBinary, RsubSwapsSubsOperands) {
   Tensor x = make1({1, 2, -3}, DType::i32);
   Tensor r = rsub(x, 1);  // 1 - x

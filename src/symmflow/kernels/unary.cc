@@ -23,7 +23,7 @@ void check_not_bool(std::string_view op, const Tensor& x) {
 }
 
 // out= of the table's ops, as PyTorch defines them:
-// - neg, abs, silu: no type promotion, so out must have x's dtype ("Found dtype ...").
+// - neg, abs, silu, bitwise_not: no type promotion, so out must have x's dtype ("Found dtype ...").
 // - relu: PyTorch generates relu.out from relu (`autogen`): the result is computed,
 //   then copied into out. So any out dtype takes it (converted as copy_ does) and out
 //   may share memory with x; out itself must still not repeat an element.
@@ -38,7 +38,8 @@ void run_unary_out(std::string_view name, bool int_to_float, const Tensor& out, 
     if (!out.is_meta() && !r.is_meta()) copy_(out, r);
     return;
   }
-  run_unary<Set, F>(op, int_to_float, Dest::into(out), x, name == "neg" || name == "abs" || name == "silu");
+  run_unary<Set, F>(op, int_to_float, Dest::into(out), x, name == "neg" || name == "abs" || name == "silu" ||
+                                                         name == "bitwise_not");
 }
 
 }  // namespace

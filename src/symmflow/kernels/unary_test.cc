@@ -149,6 +149,28 @@ TEST(PointwiseUnary, Silu) {
   EXPECT_TRUE(silu(Tensor::meta({2, 3}, DType::bf16)).is_meta());
 }
 
+TEST(PointwiseUnary, ErfReciprocalBitwiseNot) {
+  EXPECT_EQ(values(erf(make1({0, INFINITY, -INFINITY}))), V({0, 1, -1}));
+  EXPECT_EQ(values(erf(make1({0.5})))[0], double(std::erf(0.5f)));
+  EXPECT_TRUE(std::signbit(values(erf(make1({-0.0})))[0]));
+  EXPECT_EQ(values(reciprocal(make1({2, -0.0, 0, INFINITY}))), V({0.5, -INFINITY, INFINITY, 0}));
+  // Integers and bool become f32 (1 / 0 == inf).
+  Tensor r = reciprocal(make1({4, 0}, DType::i32));
+  EXPECT_EQ(r.dtype(), DType::f32);
+  EXPECT_EQ(values(r), V({0.25, INFINITY}));
+  EXPECT_EQ(erf(make1({1, 0}, DType::boolean)).dtype(), DType::f32);
+  // bitwise_not: ~x on integers, not on bool; floats are refused.
+  Tensor b = bitwise_not(make1({1, 0}, DType::boolean));
+  EXPECT_EQ(b.dtype(), DType::boolean);
+  EXPECT_EQ(values(b), V({0, 1}));
+  EXPECT_EQ(values(bitwise_not(make1({0, 5, -1}, DType::i64))), V({-1, -6, 0}));
+  EXPECT_TRUE(throws_with([] { bitwise_not(make1({1})); }, "bitwise_not: not implemented for dtype f32"));
+  EXPECT_TRUE(throws_with([] { bitwise_not(Tensor::meta({2}, DType::bf16)); }, "not implemented"));
+  Tensor m = make1({1, 1, 0}, DType::boolean);
+  bitwise_not_(m);
+  EXPECT_EQ(values(m), V({0, 0, 1}));
+}
+
 // PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
 TEST(PointwiseUnary, AbsOfBoolIsAnError) {
   EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));

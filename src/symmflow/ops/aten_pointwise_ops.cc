@@ -101,6 +101,15 @@ void register_arith(Library& m) {
   impl_both(m, "clamp", [](OpContext&, Args a) -> Results { return {k::clamp(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
   impl_both(m, "clamp_", [](OpContext&, Args a) -> Results { return {k::clamp_(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
 
+  m.def("clamp_min(Tensor self, Scalar min) -> Tensor");
+  m.def("clamp_max(Tensor self, Scalar max) -> Tensor");
+  m.def("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)");
+  m.def("clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)");
+  impl_both(m, "clamp_min", [](OpContext&, Args a) -> Results { return {k::clamp_min(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_max", [](OpContext&, Args a) -> Results { return {k::clamp_max(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_min_", [](OpContext&, Args a) -> Results { return {k::clamp_min_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_max_", [](OpContext&, Args a) -> Results { return {k::clamp_max_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor");
   m.def("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor");
