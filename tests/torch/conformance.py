@@ -1153,7 +1153,8 @@ SKIP_PATTERNS = [(re.compile(r"not implemented for 'Half'"),
 # refusals that depend on the tensors' values or memory, not on their types: symmflow
 # may refuse them when it runs (exit 1) instead of when it parses (exit 2)
 RUNTIME_REFUSAL = re.compile(r"ZeroDivisionError|refer to a single memory location|"
-                             r"refers to a single memory location|index out of range in self")
+                             r"refers to a single memory location|index out of range in self|"
+                             r"is out of bounds for dimension")
 
 
 def err_op(text):

@@ -92,6 +92,85 @@ def gen_embedding(g):
           inputs={"i": np.array([1, 2], dtype=np.int64)})
 
 
+def gen_indexing(g):
+    I = "aten::index_select"
+    rows = {"i": np.array([2, 0, 2], dtype=np.int64)}
+    for d in ALL:
+        g.add(I, d, [("x", T(d, 3, 4)), ("i", T("i64", 3))], "%r = aten::index_select(%x, 0, %i)", "r", inputs=rows)
+    g.add(I, "dim1-i32", [("x", T("f32", 3, 4)), ("i", T("i32", 2))], "%r = aten::index_select(%x, -1, %i)", "r",
+          inputs={"i": np.array([3, 1], dtype=np.int32)})
+    g.add(I, "0dim-index", [("x", T("f32", 3, 4)), ("i", T("i64"))], "%r = aten::index_select(%x, 1, %i)", "r",
+          inputs={"i": np.array(2, dtype=np.int64)})
+    g.add(I, "empty-index", [("x", T("f32", 3, 4)), ("i", T("i64", 0))], "%r = aten::index_select(%x, 0, %i)", "r")
+    g.add(I, "strided", [("x", T("f32", 4, 3)), ("i", T("i64", 3))],
+          ["%t = aten::t(%x)", "%r = aten::index_select(%t, 0, %i)"], "r", inputs=rows)
+    g.add(I, "special", [("x", T("f32", 4, 4)), ("i", T("i64", 3))], "%r = aten::index_select(%x, 1, %i)", "r",
+          inputs={"x": special_array("f32", [4, 4]), "i": np.array([3, 0, 1], dtype=np.int64)})
+    g.add(I, "out-of-range", [("x", T("f32", 3, 4)), ("i", T("i64", 1))], "%r = aten::index_select(%x, 0, %i)", "r",
+          inputs={"i": np.array([3], dtype=np.int64)})
+    g.add(I, "negative", [("x", T("f32", 3, 4)), ("i", T("i64", 1))], "%r = aten::index_select(%x, 0, %i)", "r",
+          inputs={"i": np.array([-1], dtype=np.int64)})
+    g.add(I, "2d-index-refused", [("x", T("f32", 3, 4)), ("i", T("i64", 1, 1))],
+          "%r = aten::index_select(%x, 0, %i)", "r", inputs={"i": np.array([[0]], dtype=np.int64)})
+    g.add(I, "float-index-refused", [("x", T("f32", 3, 4)), ("i", T("f32", 1))], "%r = aten::index_select(%x, 0, %i)", "r")
+    X = "aten::index.Tensor"
+    i2 = np.array([[1], [-2]], dtype=np.int64)
+    for d in ALL:
+        g.add(X, d, [("x", T(d, 2, 3, 4)), ("i", T("i64", 2, 1))], "%r = aten::index(%x, [%i])", "r", inputs={"i": i2})
+    g.add(X, "none-first", [("x", T("f32", 2, 3, 4)), ("i", T("i64", 2))], "%r = aten::index(%x, [None, %i])", "r",
+          inputs={"i": np.array([2, 0], dtype=np.int64)})
+    g.add(X, "none-last-dim", [("x", T("f32", 2, 3, 4)), ("i", T("i64", 3))], "%r = aten::index(%x, [None, None, %i])",
+          "r", inputs={"i": np.array([3, -1, 0], dtype=np.int64)})
+    g.add(X, "pairs-adjacent", [("x", T("f32", 2, 3, 4)), ("i", T("i64", 2)), ("j", T("i64", 1))],
+          "%r = aten::index(%x, [%i, %j])", "r",
+          inputs={"i": np.array([0, 1], dtype=np.int64), "j": np.array([2], dtype=np.int64)})
+    g.add(X, "pairs-after-none", [("x", T("f32", 2, 3, 4)), ("i", T("i64", 2)), ("j", T("i64", 2))],
+          "%r = aten::index(%x, [None, %i, %j])", "r",
+          inputs={"i": np.array([0, 2], dtype=np.int64), "j": np.array([3, 1], dtype=np.int64)})
+    g.add(X, "not-adjacent", [("x", T("f32", 2, 3, 4)), ("i", T("i64", 2)), ("j", T("i64", 2))],
+          "%r = aten::index(%x, [%i, None, %j])", "r",
+          inputs={"i": np.array([1, 0], dtype=np.int64), "j": np.array([3, 0], dtype=np.int64)})
+    g.add(X, "broadcast-2d", [("x", T("f32", 3, 4)), ("i", T("i64", 2, 1)), ("j", T("i64", 3))],
+          "%r = aten::index(%x, [%i, %j])", "r",
+          inputs={"i": np.array([[0], [2]], dtype=np.int64), "j": np.array([3, 2, 1], dtype=np.int64)})
+    g.add(X, "strided", [("x", T("f32", 4, 3)), ("i", T("i64", 2))], ["%t = aten::t(%x)", "%r = aten::index(%t, [%i])"],
+          "r", inputs={"i": np.array([2, 1], dtype=np.int64)})
+    g.add(X, "empty-index", [("x", T("f32", 3, 4)), ("i", T("i64", 0))], "%r = aten::index(%x, [%i])", "r")
+    g.add(X, "out-of-range", [("x", T("f32", 3, 4)), ("i", T("i64", 1))], "%r = aten::index(%x, [%i])", "r",
+          inputs={"i": np.array([3], dtype=np.int64)})
+    g.add(X, "too-negative", [("x", T("f32", 3, 4)), ("i", T("i64", 1))], "%r = aten::index(%x, [%i])", "r",
+          inputs={"i": np.array([-4], dtype=np.int64)})
+    g.add(X, "i32-refused", [("x", T("f32", 3, 4)), ("i", T("i32", 1))], "%r = aten::index(%x, [%i])", "r",
+          inputs={"i": np.array([0], dtype=np.int32)})
+    g.add(X, "too-many", [("x", T("f32", 3)), ("i", T("i64", 1))], "%r = aten::index(%x, [%i, %i])", "r",
+          inputs={"i": np.array([0], dtype=np.int64)})
+    g.add(X, "shape-mismatch", [("x", T("f32", 3, 4)), ("i", T("i64", 2)), ("j", T("i64", 3))],
+          "%r = aten::index(%x, [%i, %j])", "r",
+          inputs={"i": np.array([0, 1], dtype=np.int64), "j": np.array([0, 1, 2], dtype=np.int64)})
+    G = "aten::gather"
+    gi = {"i": np.array([[2, 0], [1, 1], [0, 2]], dtype=np.int64)}
+    for d in ALL:
+        g.add(G, d, [("x", T(d, 3, 3)), ("i", T("i64", 3, 2))], "%r = aten::gather(%x, 1, %i)", "r", inputs=gi)
+    g.add(G, "dim0", [("x", T("f32", 3, 4)), ("i", T("i64", 2, 3))], "%r = aten::gather(%x, 0, %i)", "r",
+          inputs={"i": np.array([[2, 0, 1], [1, 1, 0]], dtype=np.int64)})
+    g.add(G, "strided", [("x", T("f32", 3, 3)), ("i", T("i64", 3, 2))],
+          ["%t = aten::t(%x)", "%r = aten::gather(%t, -1, %i)"], "r", inputs=gi)
+    g.add(G, "picked-target", [("x", T("f32", 4, 5)), ("i", T("i64", 4, 1))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.array([[4], [0], [2], [2]], dtype=np.int64)})
+    g.add(G, "0dim", [("x", T("f32")), ("i", T("i64"))], "%r = aten::gather(%x, 0, %i)", "r",
+          inputs={"i": np.array(0, dtype=np.int64)})
+    g.add(G, "out-of-range", [("x", T("f32", 3, 3)), ("i", T("i64", 1, 1))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.array([[3]], dtype=np.int64)})
+    g.add(G, "negative", [("x", T("f32", 3, 3)), ("i", T("i64", 1, 1))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.array([[-1]], dtype=np.int64)})
+    g.add(G, "index-too-big", [("x", T("f32", 2, 3)), ("i", T("i64", 3, 1))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.zeros((3, 1), dtype=np.int64)})
+    g.add(G, "dims-differ", [("x", T("f32", 2, 3)), ("i", T("i64", 2))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.zeros(2, dtype=np.int64)})
+    g.add(G, "i32-refused", [("x", T("f32", 2, 3)), ("i", T("i32", 2, 1))], "%r = aten::gather(%x, 1, %i)", "r",
+          inputs={"i": np.zeros((2, 1), dtype=np.int32)})
+
+
 def gen_masks(g):
     M = "aten::masked_fill.Scalar"
     for d in ALL:
@@ -377,5 +456,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]
