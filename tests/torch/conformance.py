@@ -57,7 +57,7 @@ ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt"
 # the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
            "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm",
-           "var", "std", "var_mean", "std_mean"}
+           "var", "std", "var_mean", "std_mean", "nll_loss_forward", "mse_loss", "cumsum"}
 # PyTorch's own maximum/minimum return either zero for (0.0, -0.0) depending on
 # whether its kernel is vectorised (tensor size and layout): -0.0 == 0.0 there
 PM0_OPS = {"maximum", "minimum"}
@@ -1154,7 +1154,7 @@ SKIP_PATTERNS = [(re.compile(r"not implemented for 'Half'"),
 # may refuse them when it runs (exit 1) instead of when it parses (exit 2)
 RUNTIME_REFUSAL = re.compile(r"ZeroDivisionError|refer to a single memory location|"
                              r"refers to a single memory location|index out of range in self|"
-                             r"is out of bounds for dimension")
+                             r"is out of bounds for dimension|Target -?[0-9]+ is out of bounds")
 
 
 def err_op(text):

@@ -171,6 +171,89 @@ def gen_indexing(g):
           inputs={"i": np.zeros((2, 1), dtype=np.int32)})
 
 
+def gen_losses(g):
+    N = "aten::nll_loss_forward"
+    tgt = {"t": np.array([2, 0, 4], dtype=np.int64)}
+    for d in FLOATS:
+        for r in ["0", "1", "2"]:
+            g.add(N, "%s-reduction%s" % (d, r), [("x", T(d, 3, 5)), ("t", T("i64", 3))],
+                  "%%l, %%w = aten::nll_loss_forward(%%x, %%t, None, %s, -100)" % r, ["l", "w"], inputs=tgt)
+    ign = {"t": np.array([2, -100, 4], dtype=np.int64)}
+    for r in ["0", "1", "2"]:
+        g.add(N, "ignored-reduction" + r, [("x", T("f32", 3, 5)), ("t", T("i64", 3))],
+              "%%l, %%w = aten::nll_loss_forward(%%x, %%t, None, %s, -100)" % r, ["l", "w"], inputs=ign)
+        g.add(N, "weight-reduction" + r, [("x", T("f64", 3, 5)), ("t", T("i64", 3)), ("c", T("f64", 5))],
+              "%%l, %%w = aten::nll_loss_forward(%%x, %%t, %%c, %s, 4)" % r, ["l", "w"], inputs=tgt)
+        g.add(N, "1d-input-reduction" + r, [("x", T("f32", 5)), ("t", T("i64"))],
+              "%%l, %%w = aten::nll_loss_forward(%%x, %%t, None, %s, -100)" % r, ["l", "w"],
+              inputs={"t": np.array(3, dtype=np.int64)})
+    g.add(N, "all-ignored", [("x", T("f32", 2, 3)), ("t", T("i64", 2))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, 1)", ["l", "w"],
+          inputs={"t": np.array([1, 1], dtype=np.int64)})
+    g.add(N, "empty-batch", [("x", T("f32", 0, 3)), ("t", T("i64", 0))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"])
+    g.add(N, "special", [("x", T("f32", 4, 4)), ("t", T("i64", 4))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 0, -100)", ["l", "w"],
+          inputs={"x": special_array("f32", [4, 4]), "t": np.array([0, 1, 2, 3], dtype=np.int64)})
+    g.add(N, "wide", [("x", T("f32", 300, 7)), ("t", T("i64", 300))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"],
+          inputs={"t": (np.arange(300) % 7).astype(np.int64)})
+    g.add(N, "after-log-softmax", [("x", T("f32", 4, 6)), ("t", T("i64", 4))],
+          ["%p = aten::_log_softmax(%x, 1, false)", "%l, %w = aten::nll_loss_forward(%p, %t, None, 1, -100)"],
+          ["l"], inputs={"t": np.array([5, 0, 1, 5], dtype=np.int64)})
+    g.add(N, "target-out-of-range", [("x", T("f32", 3, 5)), ("t", T("i64", 3))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"],
+          inputs={"t": np.array([5, 0, 0], dtype=np.int64)})
+    g.add(N, "i32-target-refused", [("x", T("f32", 3, 5)), ("t", T("i32", 3))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"],
+          inputs={"t": np.array([1, 0, 0], dtype=np.int32)})
+    g.add(N, "size-mismatch", [("x", T("f32", 3, 5)), ("t", T("i64", 2))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"],
+          inputs={"t": np.array([1, 0], dtype=np.int64)})
+    g.add(N, "3d-refused", [("x", T("f32", 2, 3, 5)), ("t", T("i64", 2))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"],
+          inputs={"t": np.array([1, 0], dtype=np.int64)})
+    g.add(N, "weight-dtype-refused", [("x", T("f32", 3, 5)), ("t", T("i64", 3)), ("c", T("f64", 5))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, %c, 1, -100)", ["l", "w"], inputs=tgt)
+    g.add(N, "weight-size-refused", [("x", T("f32", 3, 5)), ("t", T("i64", 3)), ("c", T("f32", 4))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, %c, 1, -100)", ["l", "w"], inputs=tgt)
+    g.add(N, "int-input-refused", [("x", T("i64", 3, 5)), ("t", T("i64", 3))],
+          "%l, %w = aten::nll_loss_forward(%x, %t, None, 1, -100)", ["l", "w"], inputs=tgt)
+    M = "aten::mse_loss"
+    for d in FLOATS:
+        for r in ["0", "1", "2"]:
+            g.add(M, "%s-reduction%s" % (d, r), [("x", T(d, 3, 4)), ("y", T(d, 3, 4))],
+                  "%%r = aten::mse_loss(%%x, %%y, %s)" % r, "r")
+    g.add(M, "default-mean", [("x", T("f32", 3, 4)), ("y", T("f32", 3, 4))], "%r = aten::mse_loss(%x, %y)", "r")
+    g.add(M, "broadcast", [("x", T("f32", 3, 1)), ("y", T("f32", 4))], "%r = aten::mse_loss(%x, %y, 0)", "r")
+    g.add(M, "promote", [("x", T("f32", 4)), ("y", T("f64", 4))], "%r = aten::mse_loss(%x, %y, 2)", "r")
+    g.add(M, "special", [("x", T("f32", 16)), ("y", T("f32", 16))], "%r = aten::mse_loss(%x, %y, 0)", "r",
+          inputs={"x": special_array("f32"), "y": special_array("f32")[::-1].copy()})
+    g.add(M, "wide", [("x", T("f32", 4, 500)), ("y", T("f32", 4, 500))], "%r = aten::mse_loss(%x, %y)", "r")
+    g.add(M, "empty", [("x", T("f32", 0)), ("y", T("f32", 0))], "%r = aten::mse_loss(%x, %y)", "r")
+    g.add(M, "int-refused", [("x", T("i64", 4)), ("y", T("i64", 4))], "%r = aten::mse_loss(%x, %y, 0)", "r")
+    g.add(M, "bool-refused", [("x", T("bool", 4)), ("y", T("bool", 4))], "%r = aten::mse_loss(%x, %y)", "r")
+    g.add(M, "mismatch", [("x", T("f32", 3)), ("y", T("f32", 4))], "%r = aten::mse_loss(%x, %y)", "r")
+
+
+def gen_cumsum(g):
+    C = "aten::cumsum"
+    for d in ALL:
+        g.add(C, d, [("x", T(d, 3, 4))], "%r = aten::cumsum(%x, 1)", "r")
+    for d in FLOATS:
+        g.add(C, "special-" + d, [("x", T(d, 16))], "%r = aten::cumsum(%x, 0)", "r", inputs={"x": special_array(d)})
+        g.add(C, "long-" + d, [("x", T(d, 2, 1000))], "%r = aten::cumsum(%x, -1)", "r")
+    g.add(C, "dim0", [("x", T("f32", 3, 4))], "%r = aten::cumsum(%x, 0)", "r")
+    g.add(C, "dtype", [("x", T("i32", 5))], "%r = aten::cumsum(%x, 0, dtype=f64)", "r")
+    g.add(C, "dtype-i32", [("x", T("i32", 5))], "%r = aten::cumsum(%x, 0, dtype=i32)", "r")
+    g.add(C, "int-overflow", [("x", T("i64", 3))], "%r = aten::cumsum(%x, 0)", "r",
+          inputs={"x": np.array([2 ** 62, 2 ** 62, 5], dtype=np.int64)})
+    g.add(C, "strided", [("x", T("f32", 4, 3))], ["%t = aten::t(%x)", "%r = aten::cumsum(%t, 1)"], "r")
+    g.add(C, "0dim", [("x", T("f32"))], "%r = aten::cumsum(%x, 0)", "r")
+    g.add(C, "empty", [("x", T("f32", 0, 3))], "%r = aten::cumsum(%x, 1)", "r")
+    g.add(C, "bad-dim", [("x", T("f32", 3))], "%r = aten::cumsum(%x, 1)", "r")
+
+
 def gen_masks(g):
     M = "aten::masked_fill.Scalar"
     for d in ALL:
@@ -456,5 +539,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

@@ -287,12 +287,17 @@ std::pair<Tensor, Tensor> run_var(const char* op, const Tensor& t, const Shape& 
   return {v, m};
 }
 
+// sum's and cumsum's output dtype: the one asked for, else floating stays and
+// integers and bool become i64.
+DType sum_dtype(DType in, std::optional<DType> dtype) {
+  if (dtype) return *dtype;
+  return is_floating(in) ? in : DType::i64;
+}
+
 Tensor run_sum(const char* op, const Tensor& t, const Shape& dims, bool keepdim,
                std::optional<DType> dtype, bool is_mean) {
   const DType in_dt = t.dtype();
-  DType out_dt;
-  if (dtype) out_dt = *dtype;
-  else out_dt = is_floating(in_dt) ? in_dt : DType::i64;
+  const DType out_dt = sum_dtype(in_dt, dtype);
   if (is_mean)
     SF_CHECK(is_floating(out_dt),
              "mean: expected a floating-point input or dtype, got input {} and dtype {}",
@@ -373,6 +378,30 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& t, const Shape& dims, std::opti
 std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims, std::optional<int64_t> correction,
                                    bool keepdim) {
   return run_var("std_mean", t, dims, correction, keepdim, true, true);
+}
+
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  const int64_t d = wrap_dim(dim, std::max<int64_t>(t.dim(), 1));
+  const DType out_dt = sum_dtype(t.dtype(), dtype);
+  Tensor out = to_dtype(t, out_dt);  // contiguous, converted: the scan runs in place on it
+  if (out.is_meta() || out.numel() == 0) return out;
+  const Shape& s = t.sizes();
+  int64_t outer = 1, n = t.dim() == 0 ? 1 : s[size_t(d)], inner = 1;
+  for (int64_t k = 0; k < t.dim(); ++k) (k < d ? outer : inner) *= k == d ? 1 : s[size_t(k)];
+  SF_DISPATCH(out_dt, {
+    T* p = static_cast<T*>(out.data_ptr());
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T* col = p + o * n * inner + i;
+        Acc acc = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          acc += to_acc<Acc>(col[j * inner]);
+          col[j * inner] = from_acc<T>(acc);
+        }
+      }
+  });
+  return out;
 }
 
 }  // namespace symmflow::kernels

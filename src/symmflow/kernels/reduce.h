@@ -1,5 +1,5 @@
 // Reductions over a set of dims: sum, mean, amax, amin, var/std; max/min with
-// their indices over one dim, argmax/argmin. `dims` empty means every
+// their indices over one dim, argmax/argmin; cumsum (a scan). `dims` empty means every
 // dim; negative dims count from the end; keepdim leaves the reduced dims as size 1.
 // The input may be any strided view. On a meta input the output is a meta tensor.
 //
@@ -67,6 +67,12 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& t, const Shape& dims = {},
                                    std::optional<int64_t> correction = std::nullopt, bool keepdim = false);
 std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims = {},
                                    std::optional<int64_t> correction = std::nullopt, bool keepdim = false);
+
+// cumsum: the running sum along `dim` (same shape). dtype as sum's (the input is
+// converted to it first; default: floating stays, integers and bool become i64);
+// floating sums run in double (PyTorch's CPU accumulator for f32), each prefix
+// rounded once; integers in i64 (wrapping).
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
 
 // The output shape of reducing `sizes` over `dims` (validated; errors name `op`).
 Shape reduced_shape(const char* op, const Shape& sizes, const Shape& dims, bool keepdim);

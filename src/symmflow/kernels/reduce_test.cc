@@ -291,5 +291,23 @@ TEST(Reduce, VarStdCorrection) {
   EXPECT_EQ(var(Tensor::meta({2, 3}, DType::f16), {0}).sizes(), (Shape{3}));
 }
 
+TEST(Reduce, Cumsum) {
+  using V = std::vector<double>;
+  Tensor a = from({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(values(cumsum(a, 1)), V({1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values(cumsum(a, 0)), V({1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(values(cumsum(transpose(a, 0, 1), -1)), V({1, 5, 2, 7, 3, 9}));
+  Tensor i = cumsum(from({1, 1, 0}, {3}, DType::boolean), 0);  // integers and bool become i64
+  EXPECT_EQ(i.dtype(), DType::i64);
+  EXPECT_EQ(values(i), V({1, 2, 2}));
+  EXPECT_EQ(cumsum(from({1, 2}, {2}, DType::i32), 0, DType::f32).dtype(), DType::f32);
+  EXPECT_EQ(cumsum(from({3}, {}), 0).item(), 3);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor n = cumsum(from({1, nan, 2}, {3}), 0);
+  EXPECT_TRUE(std::isnan(values(n)[2]));
+  EXPECT_THROW(cumsum(a, 2), Error);
+  EXPECT_EQ(cumsum(Tensor::meta({2, 3}, DType::i32), 1).dtype(), DType::i64);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

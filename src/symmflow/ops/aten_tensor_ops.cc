@@ -165,6 +165,10 @@ void register_reductions(Library& m) {
     auto [sd, mean] = k::std_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
     return {sd, mean};
   });
+  m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
+  impl_both(m, "cumsum", [](OpContext&, Args a) -> Results {
+    return {k::cumsum(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))};
+  });
   impl_both(m, "softmax.int", [](OpContext&, Args a) -> Results { return {k::softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
   impl_both(m, "log_softmax.int", [](OpContext&, Args a) -> Results { return {k::log_softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
 }
