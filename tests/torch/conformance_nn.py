@@ -236,6 +236,46 @@ def gen_losses(g):
     g.add(M, "mismatch", [("x", T("f32", 3)), ("y", T("f32", 4))], "%r = aten::mse_loss(%x, %y)", "r")
 
 
+def gen_norm(g):
+    N = "aten::norm.ScalarOpt_dim"
+    for d in FLOATS:
+        g.add(N, d, [("x", T(d, 3, 8))], "%r = aten::norm(%x, 2, [-1])", "r")
+        g.add(N, "all-" + d, [("x", T(d, 3, 8))], "%r = aten::norm(%x, 2, [])", "r")
+        g.add(N, "special-" + d, [("x", T(d, 16, 16))], "%r = aten::norm(%x, 2, [1])", "r",
+              inputs={"x": _mixed_special(d)})
+    for p in ["1", "0", "3", "0.5", "inf", "-inf", "None"]:
+        g.add(N, "p-" + p, [("x", T("f32", 3, 8))], "%%r = aten::norm(%%x, %s, [1])" % p, "r")
+        g.add(N, "special-p-" + p, [("x", T("f64", 16, 16))], "%%r = aten::norm(%%x, %s, [0])" % p, "r",
+              inputs={"x": _mixed_special("f64")})
+    g.add(N, "keepdim", [("x", T("f32", 2, 3, 4))], "%r = aten::norm(%x, 2.0, [0, 2], true)", "r")
+    g.add(N, "wide", [("x", T("f32", 2, 1000))], "%r = aten::norm(%x, 2, [1])", "r")
+    g.add(N, "overflowing-squares", [("x", T("f32", 2))], "%r = aten::norm(%x, 2, [0])", "r",
+          inputs={"x": special_array("f32", None, [3e38, 1.0])})
+    g.add(N, "strided", [("x", T("f32", 4, 3))], ["%t = aten::t(%x)", "%r = aten::norm(%t, 2, [1])"], "r")
+    g.add(N, "empty", [("x", T("f32", 0, 3))], "%r = aten::norm(%x, 2, [0])", "r")
+    g.add(N, "int-refused", [("x", T("i64", 3))], "%r = aten::norm(%x, 2, [0])", "r")
+    g.add(N, "bad-dim", [("x", T("f32", 3))], "%r = aten::norm(%x, 2, [1])", "r")
+
+
+def gen_bitwise(g):
+    for op in ["bitwise_and", "bitwise_or", "bitwise_xor"]:
+        K, S = "aten::%s.Tensor" % op, "aten::%s.Scalar" % op
+        for d in ALL:
+            g.add(K, d, [("x", T(d, 2, 3)), ("y", T(d, 2, 3))], "%%r = aten::%s(%%x, %%y)" % op, "r")
+        for d in INTS:
+            g.add(K, "special-" + d, [("x", T(d, 16, 1)), ("y", T(d, 1, 16))], "%%r = aten::%s(%%x, %%y)" % op, "r",
+                  inputs={"x": special_array(d, [16, 1]), "y": special_array(d, [1, 16])})
+        for a, b in [("bool", "i32"), ("i32", "i64"), ("bool", "f32")]:
+            g.add(K, "promote-%s-%s" % (a, b), [("x", T(a, 2, 3)), ("y", T(b, 2, 3))],
+                  "%%r = aten::%s(%%x, %%y)" % op, "r")
+        g.add(K, "broadcast", [("x", T("bool", 3, 1)), ("y", T("bool", 4))], "%%r = aten::%s(%%x, %%y)" % op, "r")
+        for d, v in [("i64", "6"), ("bool", "true"), ("i32", "-1"), ("bool", "3"), ("i32", "0.5")]:
+            g.add(S, "%s-%s" % (d, v), [("x", T(d, 2, 3))], "%%r = aten::%s(%%x, %s)" % (op, v), "r")
+        I = "aten::%s_.Tensor" % op
+        g.add(I, "bool", [("x", T("bool", 2, 3)), ("y", T("bool", 3))], "%%r = aten::%s_(%%x, %%y)" % op, ["r", "x"])
+        g.add(I, "i64-into-bool-refused", [("x", T("bool", 3)), ("y", T("i64", 3))], "aten::%s_(%%x, %%y)" % op, "x")
+
+
 def gen_cumsum(g):
     C = "aten::cumsum"
     for d in ALL:
@@ -539,5 +579,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

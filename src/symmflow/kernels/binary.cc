@@ -1,4 +1,5 @@
-// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum), clamp (and
+// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum, bitwise and/or/
+// xor), clamp (and
 // clamp_min/clamp_max) and where.
 // Each op is one `xxx_impl(dest, a, b, ...)`; the functional, in-place and out=
 // entry points only choose the destination.
@@ -301,6 +302,20 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
   clamp_impl("clamp_out", Dest::into(out), self, min, max);
   return out;
 }
+
+#define SF_DEFINE_BITWISE(name, F)                                                          \
+  Tensor name(const Tensor& a, const Tensor& b) {                                           \
+    return binary<kInts | kBool>({#name}, Dest::fresh(), a, b, plain<functors::F>());       \
+  }                                                                                         \
+  Tensor name(const Tensor& a, const Scalar& b) {                                           \
+    return binary<kInts | kBool>({#name}, Dest::fresh(), a, b, plain<functors::F>());       \
+  }                                                                                         \
+  const Tensor& name##_(const Tensor& self, const Tensor& other) {                          \
+    binary<kInts | kBool>({#name "_"}, Dest::in_place(self), self, other, plain<functors::F>()); \
+    return self;                                                                            \
+  }
+SF_POINTWISE_BITWISE_OPS(SF_DEFINE_BITWISE)
+#undef SF_DEFINE_BITWISE
 
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   return clamp_impl("clamp_min", Dest::fresh(), self, min, std::nullopt);

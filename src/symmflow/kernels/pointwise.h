@@ -124,6 +124,15 @@ Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
 const Tensor& where_out(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
 
+// ---- bitwise and / or / xor: integers and bool (`mask & other`), promoted --------
+#define SF_POINTWISE_BITWISE_OPS(X) X(bitwise_and, BitAnd) X(bitwise_or, BitOr) X(bitwise_xor, BitXor)
+#define SF_DECLARE_BITWISE(name, F)                           \
+  Tensor name(const Tensor& a, const Tensor& b);              \
+  Tensor name(const Tensor& a, const Scalar& b);              \
+  const Tensor& name##_(const Tensor& self, const Tensor& other);
+SF_POINTWISE_BITWISE_OPS(SF_DECLARE_BITWISE)
+#undef SF_DECLARE_BITWISE
+
 // ---- comparisons: the inputs are compared in their promoted type; result bool ---
 // X(name, functor)
 #define SF_POINTWISE_COMPARE_OPS(X) \

@@ -216,6 +216,10 @@ struct Sigmoid {
 struct Silu {
   template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
 };
+// & | ^ on integers and bool (bool stays bool).
+struct BitAnd { template <typename T> T operator()(T a, T b) const { return T(a & b); } };
+struct BitOr { template <typename T> T operator()(T a, T b) const { return T(a | b); } };
+struct BitXor { template <typename T> T operator()(T a, T b) const { return T(a ^ b); } };
 struct Erf { template <typename T> T operator()(T x) const { return std::erf(x); } };
 struct Reciprocal { template <typename T> T operator()(T x) const { return T(1) / x; } };
 // ~x on integers, logical not on bool.

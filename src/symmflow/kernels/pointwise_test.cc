@@ -504,6 +504,24 @@ TEST(PointwiseBinary, ClampMinMax) {
   EXPECT_ERROR(clamp_max(make1({1}, DType::i32), Scalar(int64_t(1) << 40)), "clamp_max");
 }
 
+TEST(PointwiseBinary, BitwiseAndOrXor) {
+  Tensor a = make1({1, 1, 0, 0}, DType::boolean), b = make1({1, 0, 1, 0}, DType::boolean);
+  EXPECT_EQ(bitwise_and(a, b).dtype(), DType::boolean);
+  EXPECT_EQ(values(bitwise_and(a, b)), V({1, 0, 0, 0}));
+  EXPECT_EQ(values(bitwise_or(a, b)), V({1, 1, 1, 0}));
+  EXPECT_EQ(values(bitwise_xor(a, b)), V({0, 1, 1, 0}));
+  Tensor i = make1({6, -1, 5}, DType::i32);
+  EXPECT_EQ(values(bitwise_and(i, 3)), V({2, 3, 1}));
+  EXPECT_EQ(bitwise_or(a, make1({2, 2, 2, 2}, DType::i64)).dtype(), DType::i64);  // promoted
+  EXPECT_EQ(values(bitwise_or(a, make1({2, 2, 2, 2}, DType::i64))), V({3, 3, 2, 2}));
+  bitwise_and_(a, b);
+  EXPECT_EQ(values(a), V({1, 0, 0, 0}));
+  EXPECT_ERROR(bitwise_and(make1({1}), make1({1})), "bitwise_and: not implemented for dtype f32");
+  EXPECT_ERROR(bitwise_or(i, 0.5), "not implemented for dtype f32");
+  EXPECT_ERROR(bitwise_and_(a, make1({1, 1, 1, 1}, DType::i64)), "bitwise_and_");  // i64 into bool
+  EXPECT_TRUE(bitwise_and(Tensor::meta({2, 1}, DType::boolean), Tensor::meta({3}, DType::boolean)).is_meta());
+}
+
 TEST(PointwiseBinary, RsubSwapsSubsOperands) {
   Tensor x = make1({1, 2, -3}, DType::i32);
   Tensor r = rsub(x, 1);  // 1 - x

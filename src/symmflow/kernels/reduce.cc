@@ -287,6 +287,35 @@ std::pair<Tensor, Tensor> run_var(const char* op, const Tensor& t, const Shape& 
   return {v, m};
 }
 
+// The p-norm of each reduction in A (float or double, as PyTorch), rounded to T.
+template <typename T>
+void norm_kernel(const Tensor& t, const ReducePlan& p, double ord, T* out) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const T* in = static_cast<const T*>(t.data_ptr());
+  const bool extreme = std::isinf(ord);
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    A acc = extreme ? std::fabs(A(to_acc<double>(in[base]))) : A(0);
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const A a = std::fabs(A(to_acc<double>(in[off])));
+      if (extreme) {
+        if (!std::isnan(acc) && (std::isnan(a) || (ord > 0 ? a > acc : a < acc))) acc = a;
+      } else if (ord == 0) {
+        acc += A(a != A(0));
+      } else if (ord == 1) {
+        acc += a;
+      } else if (ord == 2) {
+        acc += a * a;
+      } else {
+        acc += A(std::pow(a, A(ord)));
+      }
+    });
+    if (!extreme && ord == 2) acc = std::sqrt(acc);
+    else if (!extreme && ord != 0 && ord != 1) acc = A(std::pow(acc, A(1.0 / ord)));
+    out[o++] = from_acc<T>(acc);
+  });
+}
+
 // sum's and cumsum's output dtype: the one asked for, else floating stays and
 // integers and bool become i64.
 DType sum_dtype(DType in, std::optional<DType> dtype) {
@@ -400,6 +429,23 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
           col[j * inner] = from_acc<T>(acc);
         }
       }
+  });
+  return out;
+}
+
+Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims, bool keepdim) {
+  SF_CHECK(is_floating(t.dtype()), "norm: input dtype should be either floating point or complex. Got {} instead.",
+           dtype_name(t.dtype()));
+  const double ord = p.value_or(2.0);
+  ReducePlan plan = make_plan("norm", t, dims, keepdim);
+  SF_CHECK(!std::isinf(ord) || plan.red_count > 0,
+           "norm: cannot compute the {} norm on an empty tensor because the operation does not have an identity",
+           ord > 0 ? "inf" : "-inf");
+  if (t.is_meta()) return Tensor::meta(plan.out_sizes, t.dtype());
+  Tensor out = Tensor::empty(plan.out_sizes, t.dtype());
+  if (out.numel() == 0) return out;
+  SF_DISPATCH(t.dtype(), {
+    if constexpr (!std::is_integral_v<T>) norm_kernel<T>(t, plan, ord, static_cast<T*>(out.data_ptr()));
   });
   return out;
 }

@@ -1,5 +1,5 @@
 // Reductions over a set of dims: sum, mean, amax, amin, var/std; max/min with
-// their indices over one dim, argmax/argmin; cumsum (a scan). `dims` empty means every
+// their indices over one dim, argmax/argmin; norm; cumsum (a scan). `dims` empty means every
 // dim; negative dims count from the end; keepdim leaves the reduced dims as size 1.
 // The input may be any strided view. On a meta input the output is a meta tensor.
 //
@@ -67,6 +67,13 @@ std::pair<Tensor, Tensor> var_mean(const Tensor& t, const Shape& dims = {},
                                    std::optional<int64_t> correction = std::nullopt, bool keepdim = false);
 std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims = {},
                                    std::optional<int64_t> correction = std::nullopt, bool keepdim = false);
+
+// norm (norm.ScalarOpt_dim): the vector p-norm over dims (empty: all); p
+// defaults to 2; 0 counts nonzeros, inf / -inf take the largest / smallest |x|
+// (NaN propagates). Floating inputs only, result in the input dtype, accumulated
+// as PyTorch's CPU kernel: f64 in double, f32/bf16/f16 in float (so a square past
+// float's range is inf, as there). inf/-inf over zero elements is an error.
+Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims = {}, bool keepdim = false);
 
 // cumsum: the running sum along `dim` (same shape). dtype as sum's (the input is
 // converted to it first; default: floating stays, integers and bool become i64);

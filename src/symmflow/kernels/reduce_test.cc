@@ -309,5 +309,25 @@ TEST(Reduce, Cumsum) {
   EXPECT_EQ(cumsum(Tensor::meta({2, 3}, DType::i32), 1).dtype(), DType::i64);
 }
 
+TEST(Reduce, VectorNorm) {
+  using V = std::vector<double>;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({3, -4, 0, 1, 2, -2}, {2, 3});
+  EXPECT_EQ(values(norm(a, std::nullopt, {1})), V({5, 3}));
+  EXPECT_EQ(values(norm(a, 1.0, {0}, true)), V({4, 6, 2}));
+  EXPECT_EQ(values(norm(a, inf, {1})), V({4, 2}));
+  EXPECT_EQ(values(norm(a, -inf, {1})), V({0, 1}));
+  EXPECT_EQ(values(norm(a, 0.0, {1})), V({2, 3}));
+  EXPECT_NEAR(norm(a, 3.0).item(), std::cbrt(27.0 + 64 + 1 + 8 + 8), 1e-5);
+  EXPECT_EQ(norm(a, 2.0).sizes(), Shape{});  // dims empty: all
+  EXPECT_TRUE(std::isnan(norm(from({1, nan}, {2}), inf).item()));
+  EXPECT_EQ(norm(from({3e38, 1}, {2}), 2.0).item(), inf);  // squares in float, as PyTorch
+  EXPECT_EQ(norm(from({3e38, 1}, {2}, DType::f64), 2.0).item(), 3e38);
+  EXPECT_EQ(norm(Tensor::empty({0}), 2.0).item(), 0);
+  EXPECT_THROW(norm(Tensor::empty({2, 0}), inf, {1}), Error);
+  EXPECT_THROW(norm(from({1, 2}, {2}, DType::i64), 2.0), Error);
+  EXPECT_EQ(norm(Tensor::meta({2, 3}, DType::bf16), 2.0, {-1}, true).sizes(), (Shape{2, 1}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

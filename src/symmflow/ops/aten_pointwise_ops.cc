@@ -133,6 +133,22 @@ void register_compare_and_unary(Library& m) {
   SF_POINTWISE_COMPARE_OPS(SF_COMPARE_OP)
 #undef SF_COMPARE_OP
 
+#define SF_BITWISE_OP(name, F)                                                                 \
+  m.def(#name ".Tensor(Tensor self, Tensor other) -> Tensor");                                 \
+  m.def(#name ".Scalar(Tensor self, Scalar other) -> Tensor");                                 \
+  m.def(#name "_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");                        \
+  impl_both(m, #name ".Tensor", [](OpContext&, Args a) -> Results {                           \
+    return {k::name(tensor_arg(a, 0), tensor_arg(a, 1))};                                      \
+  });                                                                                          \
+  impl_both(m, #name ".Scalar", [](OpContext&, Args a) -> Results {                           \
+    return {k::name(tensor_arg(a, 0), scalar_arg(a, 1))};                                      \
+  });                                                                                          \
+  impl_both(m, #name "_.Tensor", [](OpContext&, Args a) -> Results {                          \
+    return {k::name##_(tensor_arg(a, 0), tensor_arg(a, 1))};                                   \
+  });
+  SF_POINTWISE_BITWISE_OPS(SF_BITWISE_OP)
+#undef SF_BITWISE_OP
+
 #define SF_UNARY_OP(name, F, to_float, dtypes)                                                 \
   m.def(#name "(Tensor self) -> Tensor");                                                      \
   m.def(#name "_(Tensor(a!) self) -> Tensor(a!)");                                             \

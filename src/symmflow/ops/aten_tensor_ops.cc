@@ -165,6 +165,12 @@ void register_reductions(Library& m) {
     auto [sd, mean] = k::std_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
     return {sd, mean};
   });
+  m.def("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "norm.ScalarOpt_dim", [](OpContext&, Args a) -> Results {
+    const std::optional<Scalar> p = opt_scalar_arg(a, 1);
+    return {k::norm(tensor_arg(a, 0), p ? std::optional<double>(p->to_double()) : std::nullopt, int_list_arg(a, 2),
+                    a[3].to_bool())};
+  });
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
   impl_both(m, "cumsum", [](OpContext&, Args a) -> Results {
     return {k::cumsum(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))};
