@@ -52,7 +52,7 @@ ULP_MAX = 4
 RTOL = {"f32": 1e-5, "f64": 1e-5, "bf16": 1e-2, "f16": 1e-2}
 
 ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu", "erf",
-           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_", "erf_"}
+           "elu", "softplus", "elu_", "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_", "erf_"}
 # softmax, log_softmax, layer_norm and var/std sum a row: their rounding depends on
 # the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",

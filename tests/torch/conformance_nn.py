@@ -276,6 +276,32 @@ def gen_bitwise(g):
         g.add(I, "i64-into-bool-refused", [("x", T("bool", 3)), ("y", T("i64", 3))], "aten::%s_(%%x, %%y)" % op, "x")
 
 
+def gen_activations(g):
+    calls = {"leaky_relu": ["", ", 0.2", ", -1.5", ", 0"], "elu": ["", ", 0.5", ", 1.0, 2.0, 0.5"],
+             "softplus": ["", ", 2", ", 0.5, 5"], "hardtanh": ["", ", 0.0, 6.0", ", -0.5, 0.25", ", 2.0, -2.0"]}
+    for op, argsets in calls.items():
+        key = "aten::" + op
+        for d in ALL:
+            g.add(key, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x)" % op, "r")
+        for d in FLOATS:
+            g.add(key, "special-" + d, [("x", T(d, 16))], "%%r = aten::%s(%%x)" % op, "r", inputs={"x": special_array(d)})
+        for k, args in enumerate(argsets[1:]):
+            for d in ["f32", "f64", "bf16"]:
+                g.add(key, "args%d-%s" % (k, d), [("x", T(d, 16))], "%%r = aten::%s(%%x%s)" % (op, args), "r",
+                      inputs={"x": special_array(d)})
+        g.add(key, "strided", [("x", T("f32", 4, 3))], ["%t = aten::t(%x)", "%%r = aten::%s(%%t)" % op], "r")
+        g.add(key, "seeded-wide", [("x", T("f32", 4, 40))], "%%r = aten::%s(%%x%s)" % (op, argsets[1]), "r")
+        if op != "softplus":
+            g.add(key + "_", "f32", [("x", T("f32", 2, 3))], "%%r = aten::%s_(%%x%s)" % (op, argsets[1]), ["r", "x"])
+            g.add(key + "_", "through-view", [("x", T("f32", 4, 3))],
+                  ["%v = aten::select(%x, 1, 1)", "aten::%s_(%%v)" % op], "x")
+    g.add("aten::hardtanh", "int-int-bounds", [("x", T("i64", 6))], "%r = aten::hardtanh(%x, 0, 6)", "r")
+    g.add("aten::hardtanh", "int-float-bounds", [("x", T("i32", 6))], "%r = aten::hardtanh(%x, 0.5, 6.7)", "r")
+    g.add("aten::hardtanh_", "int-float-bounds", [("x", T("i64", 6))], "aten::hardtanh_(%x, -1.5, 1.5)", "x")
+    g.add("aten::hardtanh", "int-nan-bound-refused", [("x", T("i64", 6))], "%r = aten::hardtanh(%x, nan, 1.0)", "r")
+    g.add("aten::hardtanh", "i32-big-bound-refused", [("x", T("i32", 6))], "%r = aten::hardtanh(%x, 0, 4294967296)", "r")
+
+
 def gen_cumsum(g):
     C = "aten::cumsum"
     for d in ALL:
@@ -579,5 +605,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

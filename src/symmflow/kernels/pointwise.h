@@ -181,4 +181,21 @@ Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 const Tensor& gelu_(const Tensor& self, std::string_view approximate = "none");
 const Tensor& gelu_out(const Tensor& out, const Tensor& x, std::string_view approximate = "none");
 
+// ---- activations with parameters (F.leaky_relu, F.elu, F.softplus, F.hardtanh) ---
+// leaky_relu: x > 0 ? x : x * slope. elu: x > 0 ? x * scale : (exp(x * input_scale)
+// - 1) * alpha * scale. softplus: x * beta > threshold ? x : log1p(exp(x * beta)) /
+// beta. Floating dtypes only (PyTorch: "leaky_relu_cpu" not implemented for 'Long');
+// the parameters are taken in the compute type (float for bf16/f16). hardtanh is
+// clamp(x, min_val, max_val) in x's dtype: the bounds are converted to it (an
+// integer x truncates 0.5 to 0; NaN or out of range is an error), bool is refused
+// (PyTorch 1.13).
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
+const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope = 0.01);
+Tensor elu(const Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+const Tensor& elu_(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
+                   const Scalar& input_scale = 1);
+Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
+
 }  // namespace symmflow::kernels

@@ -171,6 +171,34 @@ TEST(PointwiseUnary, ErfReciprocalBitwiseNot) {
   EXPECT_EQ(values(m), V({0, 0, 1}));
 }
 
+TEST(PointwiseUnary, ActivationsWithParameters) {
+  Tensor x = make1({-2, -0.0, 0.5, 30});
+  EXPECT_EQ(values(leaky_relu(x)), V({double(-2 * 0.01f), 0, 0.5, 30}));
+  EXPECT_EQ(values(leaky_relu(x, 0.5)), V({-1, 0, 0.5, 30}));
+  EXPECT_TRUE(std::signbit(values(leaky_relu(x))[1]));
+  std::vector<double> e = values(elu(x));
+  EXPECT_EQ(e[0], double(std::exp(-2.0f) - 1.0f));
+  EXPECT_EQ(e[3], 30);
+  EXPECT_EQ(values(elu(x, 2, 3, 0.5))[0], double((std::exp(-1.0f) - 1.0f) * 6.0f));
+  std::vector<double> sp = values(softplus(x));
+  EXPECT_NEAR(sp[0], std::log1p(std::exp(-2.0)), 1e-7);
+  EXPECT_EQ(sp[3], 30);  // past the threshold: x itself
+  EXPECT_EQ(values(softplus(x, 2, 0.9))[2], 0.5);  // 0.5 * 2 > 0.9
+  EXPECT_EQ(values(hardtanh(x)), V({-1, -0.0, 0.5, 1}));
+  EXPECT_EQ(values(hardtanh(make1({-3, 2, 9}, DType::i32), 0.5, 6.7)), V({0, 2, 6}));  // bounds truncated
+  EXPECT_TRUE(throws_with([] { hardtanh(make1({1}, DType::boolean)); }, "Bool inputs not supported"));
+  EXPECT_TRUE(throws_with([] { hardtanh(make1({1}, DType::i64), NAN, 1.0); }, "hardtanh"));
+  EXPECT_TRUE(throws_with([] { leaky_relu(make1({1}, DType::i64)); }, "leaky_relu: not implemented for dtype i64"));
+  EXPECT_TRUE(throws_with([] { elu(Tensor::meta({2}, DType::i32)); }, "not implemented for dtype i32"));
+  Tensor y = make1({-4, 4});
+  leaky_relu_(y, 0.25);
+  elu_(y);
+  hardtanh_(y, -0.5, 2);
+  EXPECT_EQ(values(y), V({-0.5, 2}));  // -4 -> -1 -> exp(-1) - 1 -> -0.5
+  EXPECT_EQ(softplus(Tensor::meta({3}, DType::bf16)).dtype(), DType::bf16);
+  EXPECT_TRUE(hardtanh(Tensor::meta({3}, DType::f32)).is_meta());
+}
+
 // PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
 TEST(PointwiseUnary, AbsOfBoolIsAnError) {
   EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));

@@ -161,6 +161,31 @@ void register_compare_and_unary(Library& m) {
   SF_POINTWISE_UNARY_OPS(SF_UNARY_OP)
 #undef SF_UNARY_OP
 
+  m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
+  m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
+  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  m.def("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)");
+  m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
+  m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
+  m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)");
+  impl_both(m, "leaky_relu", [](OpContext&, Args a) -> Results { return {k::leaky_relu(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "leaky_relu_", [](OpContext&, Args a) -> Results { return {k::leaky_relu_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "elu", [](OpContext&, Args a) -> Results {
+    return {k::elu(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2), scalar_arg(a, 3))};
+  });
+  impl_both(m, "elu_", [](OpContext&, Args a) -> Results {
+    return {k::elu_(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2), scalar_arg(a, 3))};
+  });
+  impl_both(m, "softplus", [](OpContext&, Args a) -> Results {
+    return {k::softplus(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "hardtanh", [](OpContext&, Args a) -> Results {
+    return {k::hardtanh(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "hardtanh_", [](OpContext&, Args a) -> Results {
+    return {k::hardtanh_(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
   m.def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)");
   m.def("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)");
