@@ -302,6 +302,39 @@ def gen_activations(g):
     g.add("aten::hardtanh", "i32-big-bound-refused", [("x", T("i32", 6))], "%r = aten::hardtanh(%x, 0, 4294967296)", "r")
 
 
+def gen_repeat_flip_roll(g):
+    R = "aten::repeat"
+    for d in ALL:
+        g.add(R, d, [("x", T(d, 2, 3))], "%r = aten::repeat(%x, [2, 1])", "r")
+    g.add(R, "new-dims", [("x", T("f32", 3))], "%r = aten::repeat(%x, [2, 1, 2])", "r")
+    g.add(R, "ones-copies", [("x", T("f32", 2, 2))], ["%r = aten::repeat(%x, [1, 1])", "aten::zero_(%r)"], ["r", "x"])
+    g.add(R, "zero", [("x", T("f32", 2, 2))], "%r = aten::repeat(%x, [0, 3])", "r")
+    g.add(R, "0dim", [("x", T("i64"))], "%r = aten::repeat(%x, [3])", "r")
+    g.add(R, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%r = aten::repeat(%t, [2, 2])"], "r")
+    g.add(R, "too-few-refused", [("x", T("f32", 2, 3))], "%r = aten::repeat(%x, [2])", "r")
+    g.add(R, "negative-refused", [("x", T("f32", 2))], "%r = aten::repeat(%x, [-1])", "r")
+    F = "aten::flip"
+    for d in ALL:
+        g.add(F, d, [("x", T(d, 2, 3))], "%r = aten::flip(%x, [0])", "r")
+    g.add(F, "two-dims", [("x", T("f32", 2, 3, 4))], "%r = aten::flip(%x, [-1, 0])", "r")
+    g.add(F, "no-dims-copies", [("x", T("f32", 3))], ["%r = aten::flip(%x, [])", "aten::zero_(%r)"], ["r", "x"])
+    g.add(F, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%r = aten::flip(%t, [1])"], "r")
+    g.add(F, "0dim", [("x", T("f32"))], "%r = aten::flip(%x, [0])", "r")
+    g.add(F, "repeated-refused", [("x", T("f32", 2, 3))], "%r = aten::flip(%x, [0, -2])", "r")
+    g.add(F, "bad-dim", [("x", T("f32", 2, 3))], "%r = aten::flip(%x, [2])", "r")
+    L = "aten::roll"
+    for d in ALL:
+        g.add(L, d, [("x", T(d, 2, 3))], "%r = aten::roll(%x, [1], [1])", "r")
+    for sh in ["-1", "4", "-7", "0"]:
+        g.add(L, "shift" + sh, [("x", T("f32", 3, 4))], "%%r = aten::roll(%%x, [%s], [1])" % sh, "r")
+    g.add(L, "flattened", [("x", T("f32", 3, 4))], "%r = aten::roll(%x, [5])", "r")
+    g.add(L, "two-dims", [("x", T("f32", 3, 4))], "%r = aten::roll(%x, [1, -2], [0, 1])", "r")
+    g.add(L, "strided", [("x", T("f32", 4, 3))], ["%t = aten::t(%x)", "%r = aten::roll(%t, [1])"], "r")
+    g.add(L, "empty", [("x", T("f32", 0, 3))], "%r = aten::roll(%x, [1], [0])", "r")
+    g.add(L, "misaligned-refused", [("x", T("f32", 3, 4))], "%r = aten::roll(%x, [1], [0, 1])", "r")
+    g.add(L, "bad-dim", [("x", T("f32", 3, 4))], "%r = aten::roll(%x, [1], [2])", "r")
+
+
 def gen_cumsum(g):
     C = "aten::cumsum"
     for d in ALL:
@@ -605,5 +638,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_repeat_flip_roll, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

@@ -203,6 +203,14 @@ void register_matmul(Library& m) {
 void register_shape_ops(Library& m) {
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor");
+  m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor");
+  impl_both(m, "repeat", [](OpContext&, Args a) -> Results { return {k::repeat(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "flip", [](OpContext&, Args a) -> Results { return {k::flip(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "roll", [](OpContext&, Args a) -> Results {
+    return {k::roll(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2))};
+  });
   impl_both(m, "cat", [](OpContext&, Args a) -> Results { return {k::cat(a[0].to_tensor_list(), a[1].to_int())}; });
   impl_both(m, "stack", [](OpContext&, Args a) -> Results { return {k::stack(a[0].to_tensor_list(), a[1].to_int())}; });
 }
