@@ -57,7 +57,7 @@ ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt"
 # the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
            "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm",
-           "var", "std", "var_mean", "std_mean", "nll_loss_forward", "mse_loss", "cumsum", "norm"}
+           "var", "std", "var_mean", "std_mean", "nll_loss_forward", "mse_loss", "cumsum", "norm", "logsumexp"}
 # PyTorch's own maximum/minimum return either zero for (0.0, -0.0) depending on
 # whether its kernel is vectorised (tensor size and layout): -0.0 == 0.0 there
 PM0_OPS = {"maximum", "minimum"}

@@ -335,6 +335,52 @@ def gen_repeat_flip_roll(g):
     g.add(L, "bad-dim", [("x", T("f32", 3, 4))], "%r = aten::roll(%x, [1], [2])", "r")
 
 
+def gen_predicates_and_lse(g):
+    for op in ["isnan", "isinf"]:
+        key = "aten::" + op
+        for d in ALL:
+            g.add(key, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x)" % op, "r")
+        for d in FLOATS + INTS:
+            g.add(key, "special-" + d, [("x", T(d, 16))], "%%r = aten::%s(%%x)" % op, "r", inputs={"x": special_array(d)})
+        g.add(key, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%%r = aten::%s(%%t)" % op], "r")
+    for op in ["any", "all"]:
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x)" % op, "r")
+            g.add("aten::%s.dim" % op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x, 1)" % op, "r")
+        mixed = special_array("f32", [4, 4], [0.0, 0.0, 0.0, 0.0, 0.0, -0.0, 1.0, 0.0,
+                                               float("nan"), 1.0, 1.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+        g.add("aten::%s.dim" % op, "mixed-rows", [("x", T("f32", 4, 4))], "%%r = aten::%s(%%x, -1, true)" % op, "r",
+              inputs={"x": mixed})
+        g.add("aten::%s.dim" % op, "mixed-cols", [("x", T("f32", 4, 4))], "%%r = aten::%s(%%x, 0)" % op, "r",
+              inputs={"x": mixed})
+        g.add("aten::" + op, "empty", [("x", T("f32", 0))], "%%r = aten::%s(%%x)" % op, "r")
+        g.add("aten::%s.dim" % op, "empty-dim", [("x", T("i64", 2, 0))], "%%r = aten::%s(%%x, 1)" % op, "r")
+        g.add("aten::%s.dim" % op, "bad-dim", [("x", T("bool", 2, 3))], "%%r = aten::%s(%%x, 2)" % op, "r")
+        g.add("aten::" + op, "mask", [("x", T("f32", 3, 4))], ["%m = aten::gt(%x, 0)", "%%r = aten::%s(%%m)" % op], "r")
+    for op in ["max", "min"]:
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 3, 4))], "%%r = aten::%s(%%x)" % op, "r")
+        g.add("aten::" + op, "special", [("x", T("f64", 16))], "%%r = aten::%s(%%x)" % op, "r",
+              inputs={"x": special_array("f64")})
+        g.add("aten::" + op, "empty-refused", [("x", T("f32", 0, 3))], "%%r = aten::%s(%%x)" % op, "r")
+    L = "aten::logsumexp"
+    for d in ALL:
+        g.add(L, d, [("x", T(d, 3, 5))], "%r = aten::logsumexp(%x, [1])", "r")
+    g.add(L, "special", [("x", T("f32", 16, 16))], "%r = aten::logsumexp(%x, [1])", "r",
+          inputs={"x": _mixed_special("f32")})
+    inf, nan = float("inf"), float("nan")
+    g.add(L, "infinite-rows", [("x", T("f32", 4, 2))], "%r = aten::logsumexp(%x, [1], true)", "r",
+          inputs={"x": special_array("f32", [4, 2], [inf, 1.0, -inf, -inf, nan, 1.0, 1000.0, 999.0])})
+    g.add(L, "multi-dim", [("x", T("f64", 2, 3, 4))], "%r = aten::logsumexp(%x, [0, 2])", "r")
+    g.add(L, "all-refused", [("x", T("f32", 3, 4))], "%r = aten::logsumexp(%x, [])", "r")
+    g.add(L, "all-keepdim", [("x", T("f32", 3, 4))], "%r = aten::logsumexp(%x, [], true)", "r")
+    g.add(L, "wide", [("x", T("f32", 2, 500))], "%r = aten::logsumexp(%x, [-1])", "r")
+    g.add(L, "strided", [("x", T("f32", 4, 3))], ["%t = aten::t(%x)", "%r = aten::logsumexp(%t, [1])"], "r")
+    g.add(L, "empty", [("x", T("f32", 0, 3))], "%r = aten::logsumexp(%x, [0])", "r")
+    g.add(L, "0dim", [("x", T("f32"))], "%r = aten::logsumexp(%x, [])", "r")
+    g.add(L, "bad-dim", [("x", T("f32", 3))], "%r = aten::logsumexp(%x, [1])", "r")
+
+
 def gen_cumsum(g):
     C = "aten::cumsum"
     for d in ALL:
@@ -638,5 +684,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_repeat_flip_roll, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_repeat_flip_roll, gen_predicates_and_lse, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

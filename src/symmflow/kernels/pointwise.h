@@ -181,6 +181,11 @@ Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 const Tensor& gelu_(const Tensor& self, std::string_view approximate = "none");
 const Tensor& gelu_out(const Tensor& out, const Tensor& x, std::string_view approximate = "none");
 
+// isnan(x) = x != x (PyTorch's definition); isinf(x) = |x| == inf for floating x,
+// all false for integers and bool. Bool results.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+
 // ---- activations with parameters (F.leaky_relu, F.elu, F.softplus, F.hardtanh) ---
 // leaky_relu: x > 0 ? x : x * slope. elu: x > 0 ? x * scale : (exp(x * input_scale)
 // - 1) * alpha * scale. softplus: x * beta > threshold ? x : log1p(exp(x * beta)) /

@@ -316,6 +316,31 @@ void norm_kernel(const Tensor& t, const ReducePlan& p, double ord, T* out) {
   });
 }
 
+// any (kAny) or all of each reduction, into bool.
+template <typename T, bool kAny>
+void any_all_kernel(const Tensor& t, const ReducePlan& p, bool* out) {
+  const T* in = static_cast<const T*>(t.data_ptr());
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    bool acc = !kAny;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const bool nonzero = to_acc<double>(in[off]) != 0.0;  // NaN != 0
+      acc = kAny ? (acc || nonzero) : (acc && nonzero);
+    });
+    out[o++] = acc;
+  });
+}
+
+template <bool kAny>
+Tensor run_any_all(const char* op, const Tensor& t, const Shape& dims, bool keepdim) {
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  if (t.is_meta()) return Tensor::meta(p.out_sizes, DType::boolean);
+  Tensor out = Tensor::empty(p.out_sizes, DType::boolean);
+  if (out.numel() == 0) return out;
+  SF_DISPATCH(t.dtype(), { any_all_kernel<T, kAny>(t, p, static_cast<bool*>(out.data_ptr())); });
+  return out;
+}
+
 // sum's and cumsum's output dtype: the one asked for, else floating stays and
 // integers and bool become i64.
 DType sum_dtype(DType in, std::optional<DType> dtype) {
@@ -449,5 +474,8 @@ Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims, bool ke
   });
   return out;
 }
+
+Tensor any(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<true>("any", t, dims, keepdim); }
+Tensor all(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<false>("all", t, dims, keepdim); }
 
 }  // namespace symmflow::kernels

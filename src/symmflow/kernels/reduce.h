@@ -1,5 +1,5 @@
 // Reductions over a set of dims: sum, mean, amax, amin, var/std; max/min with
-// their indices over one dim, argmax/argmin; norm; cumsum (a scan). `dims` empty means every
+// their indices over one dim, argmax/argmin; norm; any/all; cumsum (a scan). `dims` empty means every
 // dim; negative dims count from the end; keepdim leaves the reduced dims as size 1.
 // The input may be any strided view. On a meta input the output is a meta tensor.
 //
@@ -74,6 +74,11 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims = {},
 // as PyTorch's CPU kernel: f64 in double, f32/bf16/f16 in float (so a square past
 // float's range is inf, as there). inf/-inf over zero elements is an error.
 Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims = {}, bool keepdim = false);
+
+// any / all: whether some / every element is nonzero (NaN counts), bool result;
+// over zero elements any is false and all is true. Every dtype.
+Tensor any(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+Tensor all(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 
 // cumsum: the running sum along `dim` (same shape). dtype as sum's (the input is
 // converted to it first; default: floating stays, integers and bool become i64);

@@ -329,5 +329,21 @@ TEST(Reduce, VectorNorm) {
   EXPECT_EQ(norm(Tensor::meta({2, 3}, DType::bf16), 2.0, {-1}, true).sizes(), (Shape{2, 1}));
 }
 
+TEST(Reduce, AnyAll) {
+  using V = std::vector<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({0, 0, -0.0, 1, nan, 2}, {2, 3});
+  EXPECT_EQ(any(a).dtype(), DType::boolean);
+  EXPECT_EQ(any(a).item(), 1);
+  EXPECT_EQ(all(a).item(), 0);
+  EXPECT_EQ(values(any(a, {1})), V({0, 1}));
+  EXPECT_EQ(values(all(a, {1}, true)), V({0, 1}));  // NaN counts as nonzero
+  EXPECT_EQ(values(all(from({1, 0, 1, 1}, {2, 2}, DType::boolean), {0})), V({1, 0}));
+  EXPECT_EQ(any(Tensor::empty({0})).item(), 0);
+  EXPECT_EQ(all(Tensor::empty({0})).item(), 1);
+  EXPECT_EQ(any(Tensor::meta({2, 3}, DType::i32), {0}).dtype(), DType::boolean);
+  EXPECT_THROW(all(a, {2}), Error);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

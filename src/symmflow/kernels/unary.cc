@@ -155,4 +155,10 @@ const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar&
   return self;
 }
 
+Tensor isnan(const Tensor& x) { return ne(x, x); }
+Tensor isinf(const Tensor& x) {
+  if (is_floating(x.dtype())) return eq(abs(x), Scalar(INFINITY));
+  return x.is_meta() ? Tensor::meta(x.sizes(), DType::boolean) : ne(x, x);  // false everywhere
+}
+
 }  // namespace symmflow::kernels

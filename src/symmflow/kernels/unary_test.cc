@@ -199,6 +199,17 @@ TEST(PointwiseUnary, ActivationsWithParameters) {
   EXPECT_TRUE(hardtanh(Tensor::meta({3}, DType::f32)).is_meta());
 }
 
+TEST(PointwiseUnary, IsnanIsinf) {
+  Tensor x = make1({kNaN, INFINITY, -INFINITY, 0, 1});
+  EXPECT_EQ(isnan(x).dtype(), DType::boolean);
+  EXPECT_EQ(values(isnan(x)), V({1, 0, 0, 0, 0}));
+  EXPECT_EQ(values(isinf(x)), V({0, 1, 1, 0, 0}));
+  EXPECT_EQ(values(isinf(make1({kNaN, INFINITY}, DType::bf16))), V({0, 1}));
+  EXPECT_EQ(values(isinf(make1({5, -1}, DType::i64))), V({0, 0}));
+  EXPECT_EQ(values(isnan(make1({1, 0}, DType::boolean))), V({0, 0}));
+  EXPECT_EQ(isinf(Tensor::meta({3}, DType::i32)).dtype(), DType::boolean);
+}
+
 // PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
 TEST(PointwiseUnary, AbsOfBoolIsAnError) {
   EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));

@@ -186,6 +186,11 @@ void register_compare_and_unary(Library& m) {
     return {k::hardtanh_(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
   });
 
+  m.def("isnan(Tensor self) -> Tensor");
+  m.def("isinf(Tensor self) -> Tensor");
+  impl_both(m, "isnan", [](OpContext&, Args a) -> Results { return {k::isnan(tensor_arg(a, 0))}; });
+  impl_both(m, "isinf", [](OpContext&, Args a) -> Results { return {k::isinf(tensor_arg(a, 0))}; });
+
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
   m.def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)");
   m.def("gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)");

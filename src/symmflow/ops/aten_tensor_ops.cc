@@ -171,6 +171,27 @@ void register_reductions(Library& m) {
     return {k::norm(tensor_arg(a, 0), p ? std::optional<double>(p->to_double()) : std::nullopt, int_list_arg(a, 2),
                     a[3].to_bool())};
   });
+  // x.max() / x.min(): amax/amin over every dim; any/all; logsumexp.
+  m.def("max(Tensor self) -> Tensor");
+  m.def("min(Tensor self) -> Tensor");
+  impl_both(m, "max", [](OpContext&, Args a) -> Results { return {k::amax(tensor_arg(a, 0))}; });
+  impl_both(m, "min", [](OpContext&, Args a) -> Results { return {k::amin(tensor_arg(a, 0))}; });
+  m.def("any(Tensor self) -> Tensor");
+  m.def("any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
+  m.def("all(Tensor self) -> Tensor");
+  m.def("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "any", [](OpContext&, Args a) -> Results { return {k::any(tensor_arg(a, 0))}; });
+  impl_both(m, "any.dim", [](OpContext&, Args a) -> Results {
+    return {k::any(tensor_arg(a, 0), {a[1].to_int()}, a[2].to_bool())};
+  });
+  impl_both(m, "all", [](OpContext&, Args a) -> Results { return {k::all(tensor_arg(a, 0))}; });
+  impl_both(m, "all.dim", [](OpContext&, Args a) -> Results {
+    return {k::all(tensor_arg(a, 0), {a[1].to_int()}, a[2].to_bool())};
+  });
+  m.def("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "logsumexp", [](OpContext&, Args a) -> Results {
+    return {k::logsumexp(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())};
+  });
   m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
   impl_both(m, "cumsum", [](OpContext&, Args a) -> Results {
     return {k::cumsum(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))};
