@@ -72,7 +72,7 @@ REDUCING_COLLECTIVES = {
     "symm_mem::reduce_scatter_out", "symm_mem::tile_reduce"}
 VIEW_OPS = {"view", "reshape", "slice", "select", "narrow", "transpose", "t", "permute", "expand",
             "unsqueeze", "squeeze", "flatten", "alias", "as_strided", "contiguous",
-            "_reshape_alias", "detach", "split", "split_with_sizes", "chunk"}
+            "_reshape_alias", "detach", "split", "split_with_sizes", "chunk", "unbind"}
 # symmflow's ops that PyTorch cannot reproduce
 NOT_COMPARABLE = {"aten::rand": "seeded random factory (symmflow's own generator; PyTorch's "
                                 "rand has no seed argument)",

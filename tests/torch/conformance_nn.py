@@ -491,6 +491,13 @@ def gen_split(g):
           ["%a, %b = aten::split_with_sizes(%x, [2, 4])", "aten::fill_(%b, 0.5)"], ["x", "a"])
     g.add(W, "bad-sum", [("x", T("f32", 3, 4))], "%a, %b = aten::split_with_sizes(%x, [1, 2], 1)", ["a"])
     g.add(W, "negative", [("x", T("f32", 3, 4))], "%a, %b = aten::split_with_sizes(%x, [5, -1], 1)", ["a"])
+    B = "aten::unbind.int"
+    g.add(B, "qkv", [("x", T("f32", 3, 2, 4))], "%q, %k, %v = aten::unbind(%x)", ["q", "k", "v"])
+    g.add(B, "last-dim", [("x", T("i64", 2, 3))], "%a, %b, %c = aten::unbind(%x, -1)", ["a", "b", "c"])
+    g.add(B, "write-through", [("x", T("f32", 2, 3))], ["%a, %b = aten::unbind(%x)", "aten::mul_(%b, -1.0)"],
+          ["x", "a", "b"])
+    g.add(B, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%a, %b = aten::unbind(%t)"], ["a", "b"])
+    g.add(B, "0dim-refused", [("x", T("f32"))], "%a = aten::unbind(%x)", ["a"])
     C = "aten::chunk"
     g.add(C, "even", [("x", T("f32", 3, 24))], "%q, %k, %v = aten::chunk(%x, 3, -1)", ["q", "k", "v"])
     g.add(C, "uneven", [("x", T("f32", 5, 2))], "%a, %b, %c = aten::chunk(%x, 3)", ["a", "b", "c"])

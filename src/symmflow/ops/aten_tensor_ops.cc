@@ -36,6 +36,8 @@ void register_views(Library& m) {
   m.def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
   m.def("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]");
   m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]");
+  m.def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
+  impl_both(m, "unbind.int", [](OpContext&, Args a) -> Results { return {k::unbind(tensor_arg(a, 0), a[1].to_int())}; });
   impl_both(m, "_reshape_alias", [](OpContext&, Args a) -> Results {
     return {k::as_strided(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2))};
   });
