@@ -11,7 +11,7 @@
 //   handle); the promoted type must be castable to self's dtype and the broadcast
 //   shape must be self's shape. `op_out(out, ...)` writes out and returns it: out
 //   must have the result shape (an out with 0 elements is resized) and the result
-//   type must be castable to out's dtype (neg, abs, gelu, bitwise_not: exactly the result
+//   type must be castable to out's dtype (neg, abs, gelu, bitwise_not, floor & co.: exactly the result
 //   dtype; relu: any dtype; as PyTorch).
 // - Types follow PyTorch's result_type (type_promotion.h). Integer inputs of true
 //   division and of exp/log/sqrt/rsqrt/sin/cos/tanh/sigmoid become f32.
@@ -151,7 +151,9 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
 // neg/abs/relu keep integer dtypes; neg, abs and relu of bool are errors (PyTorch:
 // "abs_cpu" not implemented for 'Bool'). silu refuses integers and bool ("silu_cpu"
 // not implemented for 'Long'), and its out= must have exactly x's dtype. bitwise_not
-// (`~mask`) takes integers and bool only (logical not on bool).
+// (`~mask`) takes integers and bool only (logical not on bool). floor, ceil, round
+// (half to even) and trunc keep integers as they are and refuse bool; sign is 0
+// for NaN and for -0.0 (PyTorch 1.13), and takes bool.
 #define SF_POINTWISE_UNARY_OPS(X)                                      \
   X(neg, Neg, false, kIntsAndFloats)                                  \
   X(abs, Abs, false, kIntsAndFloats)                                  \
@@ -167,7 +169,15 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
   X(silu, Silu, false, kFloats)                                       \
   X(erf, Erf, true, kFloats)                                          \
   X(reciprocal, Reciprocal, true, kFloats)                            \
-  X(bitwise_not, BitwiseNot, false, kInts | kBool)
+  X(bitwise_not, BitwiseNot, false, kInts | kBool)                   \
+  X(floor, Floor, false, kIntsAndFloats)                              \
+  X(ceil, Ceil, false, kIntsAndFloats)                                \
+  X(round, Round, false, kIntsAndFloats)                              \
+  X(trunc, Trunc, false, kIntsAndFloats)                              \
+  X(sign, Sign, false, kAllTypes)                                     \
+  X(log1p, Log1p, true, kFloats)                                      \
+  X(expm1, Expm1, true, kFloats)                                      \
+  X(log2, Log2, true, kFloats)
 
 #define SF_DECLARE_UNARY(name, F, to_float, dtypes)   \
   Tensor name(const Tensor& x);                       \

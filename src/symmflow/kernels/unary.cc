@@ -1,5 +1,7 @@
 // Unary pointwise ops: the SF_POINTWISE_UNARY_OPS table of pointwise.h, gelu, and
 // the activations with parameters (leaky_relu, elu, softplus, hardtanh).
+#include <algorithm>
+
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/pointwise_impl.h"
 
@@ -24,7 +26,7 @@ void check_not_bool(std::string_view op, const Tensor& x) {
 }
 
 // out= of the table's ops, as PyTorch defines them:
-// - neg, abs, silu, bitwise_not: no type promotion, so out must have x's dtype ("Found dtype ...").
+// - neg, abs, silu, bitwise_not, floor, ceil, round, trunc, sign: no type promotion, so out must have x's dtype ("Found dtype ...").
 // - relu: PyTorch generates relu.out from relu (`autogen`): the result is computed,
 //   then copied into out. So any out dtype takes it (converted as copy_ does) and out
 //   may share memory with x; out itself must still not repeat an element.
@@ -39,8 +41,10 @@ void run_unary_out(std::string_view name, bool int_to_float, const Tensor& out, 
     if (!out.is_meta() && !r.is_meta()) copy_(out, r);
     return;
   }
-  run_unary<Set, F>(op, int_to_float, Dest::into(out), x, name == "neg" || name == "abs" || name == "silu" ||
-                                                         name == "bitwise_not");
+  constexpr std::string_view kExactOut[] = {"neg", "abs", "silu", "bitwise_not", "floor", "ceil", "round", "trunc",
+                                             "sign"};
+  const bool exact = std::find(std::begin(kExactOut), std::end(kExactOut), name) != std::end(kExactOut);
+  run_unary<Set, F>(op, int_to_float, Dest::into(out), x, exact);
 }
 
 }  // namespace

@@ -199,6 +199,29 @@ TEST(PointwiseUnary, ActivationsWithParameters) {
   EXPECT_TRUE(hardtanh(Tensor::meta({3}, DType::f32)).is_meta());
 }
 
+TEST(PointwiseUnary, RoundingSignLog1pExpm1Log2) {
+  Tensor x = make1({-2.5, -0.5, 0.5, 1.5, 2.5});
+  EXPECT_EQ(values(floor(x)), V({-3, -1, 0, 1, 2}));
+  EXPECT_EQ(values(ceil(x)), V({-2, -0.0, 1, 2, 3}));
+  EXPECT_EQ(values(round(x)), V({-2, -0.0, 0, 2, 2}));  // half to even
+  EXPECT_EQ(values(trunc(x)), V({-2, -0.0, 0, 1, 2}));
+  EXPECT_TRUE(std::signbit(values(ceil(x))[1]));
+  Tensor i = make1({-3, 7}, DType::i32);
+  EXPECT_EQ(floor(i).dtype(), DType::i32);
+  EXPECT_EQ(values(round(i)), V({-3, 7}));
+  EXPECT_TRUE(throws_with([] { floor(make1({1}, DType::boolean)); }, "floor: not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { round_out(Tensor::empty({1}, DType::f64), make1({1})); }, "Found dtype f64"));
+  Tensor sg = sign(make1({kNaN, -0.0, -4, 0.5}));
+  EXPECT_EQ(values(sg), V({0, 0, -1, 1}));
+  EXPECT_FALSE(std::signbit(values(sg)[1]));  // +0, as PyTorch 1.13
+  EXPECT_EQ(values(sign(make1({-5, 0, 9}, DType::i64))), V({-1, 0, 1}));
+  EXPECT_EQ(sign(make1({1, 0}, DType::boolean)).dtype(), DType::boolean);
+  EXPECT_EQ(values(log1p(make1({0, -1})))[1], -INFINITY);
+  EXPECT_EQ(values(expm1(make1({0, -INFINITY}))), V({0, -1}));
+  EXPECT_EQ(values(log2(make1({8, 0.5}))), V({3, -1}));
+  EXPECT_EQ(log2(make1({4}, DType::i64)).dtype(), DType::f32);
+}
+
 TEST(PointwiseUnary, IsnanIsinf) {
   Tensor x = make1({kNaN, INFINITY, -INFINITY, 0, 1});
   EXPECT_EQ(isnan(x).dtype(), DType::boolean);
