@@ -381,6 +381,25 @@ def gen_predicates_and_lse(g):
     g.add(L, "bad-dim", [("x", T("f32", 3))], "%r = aten::logsumexp(%x, [1])", "r")
 
 
+def gen_pad(g):
+    P = "aten::constant_pad_nd"
+    for d in ALL:
+        v = "true" if d == "bool" else "3"
+        g.add(P, d, [("x", T(d, 2, 3))], "%%r = aten::constant_pad_nd(%%x, [1, 2], %s)" % v, "r")
+    g.add(P, "default-value", [("x", T("f32", 2, 3))], "%r = aten::constant_pad_nd(%x, [0, 1, 2, 0])", "r")
+    g.add(P, "crop", [("x", T("f32", 3, 4))], "%r = aten::constant_pad_nd(%x, [-1, 1, 1, -2], 7.5)", "r")
+    g.add(P, "crop-to-empty", [("x", T("f32", 2, 3))], "%r = aten::constant_pad_nd(%x, [-3, 0])", "r")
+    g.add(P, "3d-last-two", [("x", T("i64", 2, 2, 2))], "%r = aten::constant_pad_nd(%x, [1, 1, 1, 1], -1)", "r")
+    g.add(P, "float-into-int", [("x", T("i32", 3))], "%r = aten::constant_pad_nd(%x, [1, 1], 2.7)", "r")
+    g.add(P, "nan-into-int-refused", [("x", T("i32", 3))], "%r = aten::constant_pad_nd(%x, [1, 1], nan)", "r")
+    g.add(P, "neg-inf", [("x", T("bf16", 2, 2))], "%r = aten::constant_pad_nd(%x, [0, 2], -inf)", "r")
+    g.add(P, "strided", [("x", T("f32", 3, 2))], ["%t = aten::t(%x)", "%r = aten::constant_pad_nd(%t, [1, 0, 0, 1])"], "r")
+    g.add(P, "empty-pad", [("x", T("f32", 2))], ["%r = aten::constant_pad_nd(%x, [])", "aten::zero_(%r)"], ["r", "x"])
+    g.add(P, "odd-refused", [("x", T("f32", 2, 3))], "%r = aten::constant_pad_nd(%x, [1])", "r")
+    g.add(P, "too-long-refused", [("x", T("f32", 2, 3))], "%r = aten::constant_pad_nd(%x, [1, 1, 1, 1, 1, 1])", "r")
+    g.add(P, "negative-size-refused", [("x", T("f32", 2, 3))], "%r = aten::constant_pad_nd(%x, [-2, -2])", "r")
+
+
 def gen_cumsum(g):
     C = "aten::cumsum"
     for d in ALL:
@@ -691,5 +710,5 @@ def gen_var_std(g):
         g.add(key, "int-refused", [("x", T("i32", 3))], "%%v, %%m = aten::%s(%%x, None, correction=1)" % op, ["v", "m"])
 
 
-GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_repeat_flip_roll, gen_predicates_and_lse, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
+GENERATORS = [gen_rsub, gen_like_and_new, gen_max_min_dim, gen_var_std, gen_indexing, gen_losses, gen_cumsum, gen_norm, gen_bitwise, gen_activations, gen_repeat_flip_roll, gen_predicates_and_lse, gen_pad, gen_softmax_internal, gen_layer_norm, gen_embedding, gen_masks, gen_baddbmm, gen_split,
               gen_make_fx_views_copies]

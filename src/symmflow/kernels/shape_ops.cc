@@ -1,6 +1,7 @@
 #include "symmflow/kernels/shape_ops.h"
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/indexing.h"
 #include "symmflow/kernels/views.h"
 
@@ -127,6 +128,36 @@ Tensor roll(const Tensor& self, const Shape& shifts, const Shape& dims) {
                       [s](int64_t i, int64_t n) { return ((i - s) % n + n) % n; });
   }
   return x.is_same(self) ? clone(self) : x;
+}
+
+Tensor constant_pad_nd(const Tensor& self, const Shape& pad, const Scalar& value) {
+  SF_CHECK(pad.size() % 2 == 0, "constant_pad_nd: Length of pad must be even but instead it equals {}", pad.size());
+  SF_CHECK(int64_t(pad.size()) <= 2 * self.dim(),
+           "constant_pad_nd: Length of pad should be no more than twice the number of dimensions of the input. "
+           "Pad length is {} while the input has {} dimensions.", pad.size(), self.dim());
+  Shape shape = self.sizes();
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    const size_t d = shape.size() - 1 - k;
+    const int64_t n = shape[d] + pad[2 * k] + pad[2 * k + 1];
+    SF_CHECK(n >= 0, "constant_pad_nd: The input size {}, plus negative padding {} and {} resulted in a negative "
+             "output size, which is invalid. Check dimension {} of your input.", shape[d], pad[2 * k],
+             pad[2 * k + 1], d);
+    shape[d] = n;
+  }
+  Tensor out = full(shape, value, self.dtype(), self.is_meta());  // checks that value fits
+  if (out.is_meta()) return out;
+  // The kept block: in `out` from max(before, 0), in self from max(-before, 0).
+  Tensor dst = out, src = self;
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    const int64_t d = int64_t(shape.size() - 1 - k), before = pad[2 * k];
+    const int64_t len = std::min(self.size(d) - std::max<int64_t>(-before, 0),
+                                 shape[size_t(d)] - std::max<int64_t>(before, 0));
+    if (len <= 0) return out;
+    dst = narrow(dst, d, std::max<int64_t>(before, 0), len);
+    src = narrow(src, d, std::max<int64_t>(-before, 0), len);
+  }
+  copy_(dst, src);
+  return out;
 }
 
 }  // namespace symmflow::kernels

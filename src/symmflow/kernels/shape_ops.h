@@ -1,6 +1,7 @@
 // Joining tensors: cat along an existing dim, stack along a new one. The output
 // dtype is the promotion of every input dtype (PyTorch's result_type); inputs are
-// converted while they are copied. Rearranging one: repeat (tiling), flip, roll.
+// converted while they are copied. Rearranging one: repeat (tiling), flip, roll,
+// constant_pad_nd.
 // On any meta input the output is meta.
 //
 //   Tensor c = cat({a, b}, 1);      // f32[2, 3] ++ f32[2, 5] -> f32[2, 8]
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "symmflow/core/scalar.h"
 #include "symmflow/core/tensor.h"
 
 namespace symmflow::kernels {
@@ -27,5 +29,10 @@ Tensor flip(const Tensor& self, const Shape& dims);
 // roll: elements shifted by shifts[i] along dims[i], wrapping around; without dims,
 // over the flattened tensor (one shift). shifts and dims have the same length.
 Tensor roll(const Tensor& self, const Shape& shifts, const Shape& dims = {});
+
+// constant_pad_nd (F.pad): pad = [before_last, after_last, before_2nd_last, ...],
+// at most two per dim; negative amounts crop. The new cells hold `value`, which
+// must fit self's dtype (fill_'s check).
+Tensor constant_pad_nd(const Tensor& self, const Shape& pad, const Scalar& value = 0);
 
 }  // namespace symmflow::kernels

@@ -130,5 +130,22 @@ TEST(ShapeOps, RepeatFlipRoll) {
   EXPECT_EQ(repeat(Tensor::meta({3}, DType::i32), {2, 2}).sizes(), (Shape{2, 6}));
 }
 
+TEST(ShapeOps, ConstantPadNd) {
+  using V = std::vector<double>;
+  Tensor x = testing::iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  Tensor p = constant_pad_nd(x, {1, 2});
+  EXPECT_EQ(p.sizes(), (Shape{2, 6}));
+  EXPECT_EQ(values(p), V({0, 0, 1, 2, 0, 0, 0, 3, 4, 5, 0, 0}));
+  EXPECT_EQ(values(constant_pad_nd(x, {-1, 1, 1, 0}, 7.5)), V({7.5, 7.5, 7.5, 1, 2, 7.5, 4, 5, 7.5}));
+  EXPECT_EQ(constant_pad_nd(x, {-3, 0}).sizes(), (Shape{2, 0}));
+  EXPECT_EQ(values(constant_pad_nd(from({1, 2}, {2}, DType::i32), {1, 0}, 2.7)), V({2, 1, 2}));
+  EXPECT_FALSE(constant_pad_nd(x, {}).shares_storage(x));
+  EXPECT_THROW(constant_pad_nd(x, {1}), Error);
+  EXPECT_THROW(constant_pad_nd(x, {1, 1, 1, 1, 1, 1}), Error);
+  EXPECT_THROW(constant_pad_nd(x, {-2, -2}), Error);
+  EXPECT_THROW(constant_pad_nd(from({1}, {1}, DType::i32), {1, 1}, NAN), Error);
+  EXPECT_EQ(constant_pad_nd(Tensor::meta({2, 3}, DType::f16), {1, 1, 2, 2}).sizes(), (Shape{6, 5}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

@@ -226,6 +226,10 @@ void register_matmul(Library& m) {
 void register_shape_ops(Library& m) {
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
+  impl_both(m, "constant_pad_nd", [](OpContext&, Args a) -> Results {
+    return {k::constant_pad_nd(tensor_arg(a, 0), int_list_arg(a, 1), scalar_arg(a, 2))};
+  });
   m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor");
   m.def("flip(Tensor self, int[] dims) -> Tensor");
   m.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor");
