@@ -649,6 +649,29 @@ def gen_max_min_dim(g):
         g.add(key, "empty-reduced-refused", [("x", T("f32", 0, 3))], call + "(%x, 0)", ["v", "i"])
         g.add(key, "bad-dim", [("x", T("f32", 2, 3))], call + "(%x, 2)", ["v", "i"])
         g.add(key, "values-only", [("x", T("bf16", 4, 6))], [call + "(%x, 0)", "%r = aten::neg(%v)"], "r")
+    K = "aten::topk"
+    distinct = {"x": (np.random.RandomState(0).permutation(15) - 7).reshape(3, 5)}
+    for d in FLOATS + INTS:
+        arr = distinct["x"].astype(np.float64 if d in FLOATS else (np.int32 if d == "i32" else np.int64))
+        g.add(K, d, [("x", T(d, 3, 5))], "%v, %i = aten::topk(%x, 2)", ["v", "i"],
+              inputs={"x": special_array(d, [3, 5], list(arr.ravel())) if d in FLOATS else arr})
+        g.add(K, "smallest-" + d, [("x", T(d, 3, 5))], "%v, %i = aten::topk(%x, 3, 0, false)", ["v", "i"],
+              inputs={"x": special_array(d, [3, 5], list(arr.ravel())) if d in FLOATS else arr})
+    # distinct values only: PyTorch's sort leaves the order of ties open (docs/ir.md)
+    rs = np.random.RandomState(1)
+    g.add(K, "wide-f32", [("x", T("f32", 4, 64))], "%v, %i = aten::topk(%x, 8)", ["v", "i"],
+          inputs={"x": rs.permutation(256).reshape(4, 64).astype(np.float32) / 7})
+    g.add(K, "all-f64", [("x", T("f64", 2, 9))], "%v, %i = aten::topk(%x, 9, -1, true, true)", ["v", "i"],
+          inputs={"x": rs.permutation(18).reshape(2, 9).astype(np.float64) - 9.5})
+    g.add(K, "nan-largest", [("x", T("f32", 5))], "%v, %i = aten::topk(%x, 2)", ["v", "i"],
+          inputs={"x": special_array("f32", None, [1.0, float("nan"), 3.0, float("-inf"), 2.0])})
+    g.add(K, "nan-smallest", [("x", T("f32", 5))], "%v, %i = aten::topk(%x, 2, 0, false)", ["v", "i"],
+          inputs={"x": special_array("f32", None, [1.0, float("nan"), 3.0, float("-inf"), 2.0])})
+    g.add(K, "k0", [("x", T("f32", 3, 4))], "%v, %i = aten::topk(%x, 0)", ["v", "i"])
+    g.add(K, "0dim", [("x", T("f32"))], "%v, %i = aten::topk(%x, 1)", ["v", "i"])
+    g.add(K, "strided", [("x", T("f32", 5, 3))], ["%t = aten::t(%x)", "%v, %i = aten::topk(%t, 2)"], ["v", "i"])
+    g.add(K, "k-too-big-refused", [("x", T("f32", 3))], "%v, %i = aten::topk(%x, 4)", ["v", "i"])
+    g.add(K, "bool-refused", [("x", T("bool", 3))], "%v, %i = aten::topk(%x, 1)", ["v", "i"])
     for op in ["argmax", "argmin"]:
         key = "aten::" + op
         for d in FLOATS + INTS:

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -477,5 +478,46 @@ Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims, bool ke
 
 Tensor any(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<true>("any", t, dims, keepdim); }
 Tensor all(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<false>("all", t, dims, keepdim); }
+
+ValuesIndices topk(const Tensor& t, int64_t k, int64_t dim, bool largest) {
+  const int64_t nd = std::max<int64_t>(t.dim(), 1), d = wrap_dim(dim, nd);
+  const int64_t n = t.dim() == 0 ? 1 : t.size(d);
+  SF_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = {}, size {})", k, n);
+  SF_CHECK(t.dtype() != DType::boolean, "topk: \"topk_cpu\" not implemented for 'Bool'");
+  Shape shape = t.sizes();
+  if (t.dim() > 0) shape[size_t(d)] = k;
+  if (t.is_meta()) return {Tensor::meta(shape, t.dtype()), Tensor::meta(shape, DType::i64)};
+  // Rows along the last dim of a contiguous copy with `dim` moved last.
+  const Tensor x = contiguous(t.dim() == 0 ? t : transpose(t, d, -1));
+  Shape moved = x.sizes();
+  if (!moved.empty()) moved.back() = k;
+  Tensor vals = Tensor::empty(moved, t.dtype()), idx = Tensor::empty(moved, DType::i64);
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  SF_DISPATCH(t.dtype(), {
+    using C = extreme_cmp_t<T>;
+    const T* in = static_cast<const T*>(x.data_ptr());
+    T* ov = static_cast<T*>(vals.data_ptr());
+    int64_t* oi = idx.data<int64_t>();
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = in + r * n;
+      for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+      // a before b: a is further towards the chosen end (NaN largest), ties by index.
+      auto before = [&](int64_t a, int64_t b) {
+        const C va = C(row[a]), vb = C(row[b]);
+        if (replaces<true>(va, vb) != replaces<true>(vb, va))
+          return largest ? replaces<true>(va, vb) : replaces<true>(vb, va);
+        return a < b;
+      };
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+      for (int64_t j = 0; j < k; ++j) {
+        ov[r * k + j] = row[order[size_t(j)]];
+        oi[r * k + j] = order[size_t(j)];
+      }
+    }
+  });
+  if (t.dim() == 0) return {vals, idx};
+  return {contiguous(transpose(vals, d, -1)), contiguous(transpose(idx, d, -1))};
+}
 
 }  // namespace symmflow::kernels

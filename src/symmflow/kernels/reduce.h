@@ -75,6 +75,11 @@ std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims = {},
 // float's range is inf, as there). inf/-inf over zero elements is an error.
 Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims = {}, bool keepdim = false);
 
+// topk: the k largest (or smallest) elements along dim with their indices, in
+// order (NaN counts as the largest); equal values keep their index order (PyTorch
+// leaves ties unordered). k must be in [0, size]. Every dtype but bool.
+ValuesIndices topk(const Tensor& t, int64_t k, int64_t dim = -1, bool largest = true);
+
 // any / all: whether some / every element is nonzero (NaN counts), bool result;
 // over zero elements any is false and all is true. Every dtype.
 Tensor any(const Tensor& t, const Shape& dims = {}, bool keepdim = false);

@@ -345,5 +345,27 @@ TEST(Reduce, AnyAll) {
   EXPECT_THROW(all(a, {2}), Error);
 }
 
+TEST(Reduce, Topk) {
+  using V = std::vector<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({3, 9, 1, 9, 4, 0}, {2, 3});
+  ValuesIndices r = topk(a, 2);
+  EXPECT_EQ(r.values.sizes(), (Shape{2, 2}));
+  EXPECT_EQ(values(r.values), V({9, 3, 9, 4}));
+  EXPECT_EQ(values(r.indices), V({1, 0, 0, 1}));
+  ValuesIndices s = topk(a, 1, 0, false);  // smallest along dim 0
+  EXPECT_EQ(values(s.values), V({3, 4, 0}));
+  EXPECT_EQ(values(s.indices), V({0, 1, 1}));
+  EXPECT_EQ(values(topk(from({2, 2, 1}, {3}), 2).indices), V({0, 1}));  // ties: index order
+  ValuesIndices n = topk(from({1, nan, 3}, {3}), 2);
+  EXPECT_TRUE(std::isnan(values(n.values)[0]));
+  EXPECT_EQ(values(n.indices), V({1, 2}));
+  EXPECT_EQ(values(topk(from({1, nan, 3}, {3}), 1, 0, false).indices), V({0}));
+  EXPECT_EQ(topk(a, 0).values.sizes(), (Shape{2, 0}));
+  EXPECT_THROW(topk(a, 4), Error);
+  EXPECT_THROW(topk(from({1, 0}, {2}, DType::boolean), 1), Error);
+  EXPECT_EQ(topk(Tensor::meta({4, 5}, DType::bf16), 3, 0).indices.sizes(), (Shape{3, 5}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

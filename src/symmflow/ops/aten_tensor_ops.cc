@@ -131,6 +131,11 @@ void register_reductions(Library& m) {
   // x.max(-1) / x.min(-1): values and the index of each; argmax/argmin.
   m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  impl_both(m, "topk", [](OpContext&, Args a) -> Results {
+    auto r = k::topk(tensor_arg(a, 0), a[1].to_int(), a[2].to_int(), a[3].to_bool());
+    return {r.values, r.indices};
+  });
   m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
   m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
   impl_both(m, "max.dim", [](OpContext&, Args a) -> Results {
