@@ -594,6 +594,19 @@ def gen_clamp(g):
     g.add("aten::clamp_", "int-float-bound", [("x", T("i64", 6))], "%r = aten::clamp_(%x, -0.5, 2.5)", "r")
     g.add("aten::clamp_", "through-view", [("x", T("f32", 4, 4))],
           ["%v = aten::slice(%x, 1, 1, 3)", "aten::clamp_(%v, 0.0, 1.0)"], "x")
+    CT = "aten::clamp.Tensor"
+    for d in FLOATS + INTS:
+        g.add(CT, "both-" + d, [("x", T(d, 2, 3)), ("lo", T(d, 3)), ("hi", T(d, 2, 1))],
+              "%r = aten::clamp(%x, %lo, %hi)", "r")
+    g.add(CT, "min-only", [("x", T("f32", 2, 3)), ("lo", T("f32", 2, 3))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "max-only", [("x", T("f32", 2, 3)), ("hi", T("f32"))], "%r = aten::clamp(%x, None, %hi)", "r")
+    g.add(CT, "promote", [("x", T("i32", 4)), ("lo", T("f32", 4))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "special", [("x", T("f32", 16, 1)), ("lo", T("f32", 1, 16))], "%r = aten::clamp(%x, %lo)", "r",
+          inputs={"x": special_array("f32", [16, 1]), "lo": special_array("f32", [1, 16])})
+    g.add(CT, "special-max", [("x", T("f64", 16, 1)), ("hi", T("f64", 1, 16))], "%r = aten::clamp(%x, None, %hi)", "r",
+          inputs={"x": special_array("f64", [16, 1]), "hi": special_array("f64", [1, 16])})
+    g.add(CT, "broadcast-grows", [("x", T("f32", 3)), ("lo", T("f32", 2, 3))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "none-none-refused", [("x", T("f32", 3))], "%r = aten::clamp.Tensor(%x, None, None)", "r")
     for op, bound in [("clamp_min", "0.5"), ("clamp_max", "-1")]:
         for d in ALL:
             g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x, %s)" % (op, bound), "r")

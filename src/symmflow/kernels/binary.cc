@@ -317,6 +317,18 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
 SF_POINTWISE_BITWISE_OPS(SF_DEFINE_BITWISE)
 #undef SF_DEFINE_BITWISE
 
+Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  SF_CHECK(min || max, "clamp: At least one of 'min' or 'max' must not be None");
+  ResultType rt;
+  rt.add(self);
+  if (min) rt.add(*min);
+  if (max) rt.add(*max);
+  const DType common = rt.get();
+  const Tensor x = self.dtype() == common ? self : to_dtype(self, common);
+  const Tensor lo = min ? maximum(x, *min) : x;
+  return max ? minimum(lo, *max) : lo;
+}
+
 Tensor clamp_min(const Tensor& self, const Scalar& min) {
   return clamp_impl("clamp_min", Dest::fresh(), self, min, std::nullopt);
 }

@@ -109,6 +109,11 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min,
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
                         const std::optional<Scalar>& max = std::nullopt);
 
+// clamp.Tensor, with tensor bounds (x.clamp(min=t)): min(max(x, lo), hi) broadcast and
+// promoted together, a NaN anywhere gives NaN (PyTorch's clamp.Tensor kernel);
+// at least one bound. maximum/minimum's loops.
+Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+
 // clamp_min(x, lo) / clamp_max(x, hi): clamp with one bound (F.normalize's
 // clamp_min(eps)); promotion and checks are clamp's, but a NaN bound makes every
 // element NaN (PyTorch's own clamp_min/clamp_max kernels; clamp(x, nan) keeps x).

@@ -522,6 +522,19 @@ TEST(PointwiseBinary, BitwiseAndOrXor) {
   EXPECT_TRUE(bitwise_and(Tensor::meta({2, 1}, DType::boolean), Tensor::meta({3}, DType::boolean)).is_meta());
 }
 
+TEST(PointwiseBinary, ClampWithTensorBounds) {
+  Tensor x = make1({-2, 0.5, 3, NAN});
+  Tensor lo = make1({0, 1, 0, 0}), hi = make1({1});
+  EXPECT_EQ(values(clamp_tensor(x, lo, hi)).at(0), 0);
+  EXPECT_EQ(values(clamp_tensor(x, lo, hi)).at(1), 1);
+  EXPECT_EQ(values(clamp_tensor(x, std::nullopt, hi)).at(2), 1);
+  EXPECT_TRUE(std::isnan(values(clamp_tensor(x, lo, std::nullopt))[3]));
+  EXPECT_TRUE(std::isnan(values(clamp_tensor(make1({1}), make1({NAN}), std::nullopt))[0]));  // a NaN bound
+  EXPECT_EQ(clamp_tensor(make1({1, 2}, DType::i32), make1({1.5, 1.5}), std::nullopt).dtype(), DType::f32);
+  EXPECT_EQ(clamp_tensor(make1({1, 2, 3}), make({2, 1}, {0, 0}), std::nullopt).sizes(), (Shape{2, 3}));
+  EXPECT_ERROR(clamp_tensor(x, std::nullopt, std::nullopt), "At least one");
+}
+
 TEST(PointwiseBinary, RsubSwapsSubsOperands) {
   Tensor x = make1({1, 2, -3}, DType::i32);
   Tensor r = rsub(x, 1);  // 1 - x

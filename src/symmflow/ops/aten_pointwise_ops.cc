@@ -101,6 +101,10 @@ void register_arith(Library& m) {
   impl_both(m, "clamp", [](OpContext&, Args a) -> Results { return {k::clamp(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
   impl_both(m, "clamp_", [](OpContext&, Args a) -> Results { return {k::clamp_(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
 
+  m.def("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor");
+  impl_both(m, "clamp.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::clamp_tensor(tensor_arg(a, 0), a[1].to_optional_tensor(), a[2].to_optional_tensor())};
+  });
   m.def("clamp_min(Tensor self, Scalar min) -> Tensor");
   m.def("clamp_max(Tensor self, Scalar max) -> Tensor");
   m.def("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)");
