@@ -75,9 +75,9 @@ def test_every_dtype_compiles():
 
 def test_an_op_symmflow_lacks_names_the_aten_op_and_the_users_line():
     def f(x):
-        return torch.cumsum(x, 0)  # the line the error must name
+        return torch.cumprod(x, 0)  # the line the error must name
 
-    with pytest.raises(sft.Error, match=r"test_compile.py:\d+: return torch.cumsum\(x, 0\).*aten::cumsum"):
+    with pytest.raises(sft.Error, match=r"test_compile.py:\d+: return torch.cumprod\(x, 0\).*aten::cumprod"):
         sft.compile(f)(randn(4))
 
 

@@ -51,12 +51,13 @@ _RANK = {EXACT: 0, PM0: 1, ULP: 2, REL: 3, SHAPE: 4}
 ULP_MAX = 4
 RTOL = {"f32": 1e-5, "f64": 1e-5, "bf16": 1e-2, "f16": 1e-2}
 
-ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu",
-           "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_"}
-# softmax, log_softmax and layer_norm sum a row: their rounding depends on the
-# summation order (layer_norm: PyTorch's Welford pass, symmflow's two passes)
+ULP_OPS = {"exp", "log", "sin", "cos", "tanh", "sigmoid", "gelu", "pow", "rsqrt", "silu", "erf",
+           "elu", "softplus", "elu_", "log1p", "expm1", "log2", "log1p_", "expm1_", "log2_", "exp_", "log_", "sin_", "cos_", "tanh_", "sigmoid_", "gelu_", "pow_", "rsqrt_", "silu_", "erf_"}
+# softmax, log_softmax, layer_norm and var/std sum a row: their rounding depends on
+# the summation order (layer_norm, var, std: PyTorch's Welford pass, symmflow's two)
 REL_OPS = {"sum", "mean", "mm", "bmm", "matmul", "addmm", "linear", "softmax", "log_softmax",
-           "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm"}
+           "_softmax", "_log_softmax", "native_layer_norm", "layer_norm", "baddbmm",
+           "var", "std", "var_mean", "std_mean", "nll_loss_forward", "mse_loss", "cumsum", "norm", "logsumexp"}
 # PyTorch's own maximum/minimum return either zero for (0.0, -0.0) depending on
 # whether its kernel is vectorised (tensor size and layout): -0.0 == 0.0 there
 PM0_OPS = {"maximum", "minimum"}
@@ -71,7 +72,7 @@ REDUCING_COLLECTIVES = {
     "symm_mem::reduce_scatter_out", "symm_mem::tile_reduce"}
 VIEW_OPS = {"view", "reshape", "slice", "select", "narrow", "transpose", "t", "permute", "expand",
             "unsqueeze", "squeeze", "flatten", "alias", "as_strided", "contiguous",
-            "_reshape_alias", "detach", "split", "split_with_sizes", "chunk"}
+            "_reshape_alias", "detach", "split", "split_with_sizes", "chunk", "unbind"}
 # symmflow's ops that PyTorch cannot reproduce
 NOT_COMPARABLE = {"aten::rand": "seeded random factory (symmflow's own generator; PyTorch's "
                                 "rand has no seed argument)",
@@ -535,7 +536,8 @@ def gen_inplace_out(g):
 
 
 UNARY = ["neg", "abs", "relu", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu",
-         "silu"]
+         "silu", "erf", "reciprocal", "bitwise_not", "floor", "ceil", "round", "trunc", "sign", "log1p", "expm1",
+         "log2"]
 
 
 def gen_unary(g):
@@ -543,8 +545,11 @@ def gen_unary(g):
         for d in ALL:
             g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x)" % op, "r")
         for d in FLOATS + INTS:
+            vals = SPECIAL[d]
+            if op == "log1p":  # PyTorch's Sleef log1p is inf past ~1.7e38 (docs/ir.md)
+                vals = [1e30 if isinstance(v, float) and abs(v) > 1e30 and v != float("inf") else v for v in vals]
             g.add("aten::" + op, "special-" + d, [("x", T(d, 16))], "%%r = aten::%s(%%x)" % op, "r",
-                  inputs={"x": special_array(d)})
+                  inputs={"x": special_array(d, None, vals)})
         for d in ["f32", "bf16", "f16", "i64"]:
             g.add("aten::%s_" % op, d, [("x", T(d, 2, 3))], "%%r = aten::%s_(%%x)" % op, ["r", "x"])
             g.add("aten::%s.out" % op, d, [("x", T(d, 2, 3)), ("o", T(d, 2, 3))],
@@ -589,6 +594,32 @@ def gen_clamp(g):
     g.add("aten::clamp_", "int-float-bound", [("x", T("i64", 6))], "%r = aten::clamp_(%x, -0.5, 2.5)", "r")
     g.add("aten::clamp_", "through-view", [("x", T("f32", 4, 4))],
           ["%v = aten::slice(%x, 1, 1, 3)", "aten::clamp_(%v, 0.0, 1.0)"], "x")
+    CT = "aten::clamp.Tensor"
+    for d in FLOATS + INTS:
+        g.add(CT, "both-" + d, [("x", T(d, 2, 3)), ("lo", T(d, 3)), ("hi", T(d, 2, 1))],
+              "%r = aten::clamp(%x, %lo, %hi)", "r")
+    g.add(CT, "min-only", [("x", T("f32", 2, 3)), ("lo", T("f32", 2, 3))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "max-only", [("x", T("f32", 2, 3)), ("hi", T("f32"))], "%r = aten::clamp(%x, None, %hi)", "r")
+    g.add(CT, "promote", [("x", T("i32", 4)), ("lo", T("f32", 4))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "special", [("x", T("f32", 16, 1)), ("lo", T("f32", 1, 16))], "%r = aten::clamp(%x, %lo)", "r",
+          inputs={"x": special_array("f32", [16, 1]), "lo": special_array("f32", [1, 16])})
+    g.add(CT, "special-max", [("x", T("f64", 16, 1)), ("hi", T("f64", 1, 16))], "%r = aten::clamp(%x, None, %hi)", "r",
+          inputs={"x": special_array("f64", [16, 1]), "hi": special_array("f64", [1, 16])})
+    g.add(CT, "broadcast-grows", [("x", T("f32", 3)), ("lo", T("f32", 2, 3))], "%r = aten::clamp(%x, %lo)", "r")
+    g.add(CT, "none-none-refused", [("x", T("f32", 3))], "%r = aten::clamp.Tensor(%x, None, None)", "r")
+    for op, bound in [("clamp_min", "0.5"), ("clamp_max", "-1")]:
+        for d in ALL:
+            g.add("aten::" + op, d, [("x", T(d, 2, 3))], "%%r = aten::%s(%%x, %s)" % (op, bound), "r")
+        for d in FLOATS:
+            g.add("aten::" + op, "special-" + d, [("x", T(d, 16))], "%%r = aten::%s(%%x, 0.0)" % op, "r",
+                  inputs={"x": special_array(d)})
+        g.add("aten::" + op, "nan-bound", [("x", T("f32", 6))], "%%r = aten::%s(%%x, nan)" % op, "r")
+        g.add("aten::" + op, "int-bound", [("x", T("i32", 6))], "%%r = aten::%s(%%x, 2)" % op, "r")
+        g.add("aten::" + op, "i32-overflow", [("x", T("i32", 6))], "%%r = aten::%s(%%x, 4294967296)" % op, "r")
+        g.add("aten::" + op + "_", "f32", [("x", T("f32", 2, 3))], "%%r = aten::%s_(%%x, 0.25)" % op, ["r", "x"])
+        g.add("aten::" + op + "_", "int-float-bound", [("x", T("i64", 6))], "%%r = aten::%s_(%%x, 0.5)" % op, "r")
+        g.add("aten::" + op + "_", "through-view", [("x", T("f32", 4, 4))],
+              ["%%v = aten::slice(%%x, 1, 1, 3)", "aten::%s_(%%v, 0.0)" % op], "x")
 
 
 def gen_copy_fill(g):
@@ -1141,7 +1172,8 @@ SKIP_PATTERNS = [(re.compile(r"not implemented for 'Half'"),
 # refusals that depend on the tensors' values or memory, not on their types: symmflow
 # may refuse them when it runs (exit 1) instead of when it parses (exit 2)
 RUNTIME_REFUSAL = re.compile(r"ZeroDivisionError|refer to a single memory location|"
-                             r"refers to a single memory location|index out of range in self")
+                             r"refers to a single memory location|index out of range in self|"
+                             r"is out of bounds for dimension|Target -?[0-9]+ is out of bounds")
 
 
 def err_op(text):

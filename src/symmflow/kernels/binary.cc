@@ -1,4 +1,6 @@
-// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum), clamp and where.
+// Binary pointwise ops (add, sub, mul, div, pow, maximum, minimum, bitwise and/or/
+// xor), clamp (and
+// clamp_min/clamp_max) and where.
 // Each op is one `xxx_impl(dest, a, b, ...)`; the functional, in-place and out=
 // entry points only choose the destination.
 #include "symmflow/kernels/pointwise.h"
@@ -116,8 +118,11 @@ Tensor clamp_impl(std::string_view op, Dest dest, const Tensor& self,
   const DType common = rt.get();
   dispatch<kIntsAndFloats>(op, common, [](auto) {});
   // PyTorch (clamp_out): with both bounds given, a NaN bound makes every element
-  // NaN. A single NaN bound compares false everywhere and leaves x as it is.
-  const bool nan_bound = min && max && (std::isnan(min->to_double()) || std::isnan(max->to_double()));
+  // NaN. A single NaN bound compares false everywhere and leaves x as it is; but
+  // clamp_min/clamp_max (their own kernels) make every element NaN.
+  const bool one_bound_op = op.starts_with("clamp_m");
+  const bool nan_bound = ((min && max) || one_bound_op) &&
+                         ((min && std::isnan(min->to_double())) || (max && std::isnan(max->to_double())));
   if (!nan_bound) {
     if (min) check_scalar_fits(op, *min, common);
     if (max) check_scalar_fits(op, *max, common);
@@ -193,6 +198,13 @@ Tensor where_impl(std::string_view op, Dest dest, const Tensor& cond, Operand a,
 SF_DEFINE_ALPHA_OP(add)
 SF_DEFINE_ALPHA_OP(sub)
 #undef SF_DEFINE_ALPHA_OP
+
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return sub_impl("rsub", Dest::fresh(), other, self, alpha);
+}
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return sub_impl("rsub", Dest::fresh(), other, self, alpha);
+}
 
 Tensor mul(const Tensor& a, const Tensor& b) { return mul_impl("mul", Dest::fresh(), a, b); }
 Tensor mul(const Tensor& a, const Scalar& b) { return mul_impl("mul", Dest::fresh(), a, b); }
@@ -289,6 +301,47 @@ const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::option
                         const std::optional<Scalar>& max) {
   clamp_impl("clamp_out", Dest::into(out), self, min, max);
   return out;
+}
+
+#define SF_DEFINE_BITWISE(name, F)                                                          \
+  Tensor name(const Tensor& a, const Tensor& b) {                                           \
+    return binary<kInts | kBool>({#name}, Dest::fresh(), a, b, plain<functors::F>());       \
+  }                                                                                         \
+  Tensor name(const Tensor& a, const Scalar& b) {                                           \
+    return binary<kInts | kBool>({#name}, Dest::fresh(), a, b, plain<functors::F>());       \
+  }                                                                                         \
+  const Tensor& name##_(const Tensor& self, const Tensor& other) {                          \
+    binary<kInts | kBool>({#name "_"}, Dest::in_place(self), self, other, plain<functors::F>()); \
+    return self;                                                                            \
+  }
+SF_POINTWISE_BITWISE_OPS(SF_DEFINE_BITWISE)
+#undef SF_DEFINE_BITWISE
+
+Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  SF_CHECK(min || max, "clamp: At least one of 'min' or 'max' must not be None");
+  ResultType rt;
+  rt.add(self);
+  if (min) rt.add(*min);
+  if (max) rt.add(*max);
+  const DType common = rt.get();
+  const Tensor x = self.dtype() == common ? self : to_dtype(self, common);
+  const Tensor lo = min ? maximum(x, *min) : x;
+  return max ? minimum(lo, *max) : lo;
+}
+
+Tensor clamp_min(const Tensor& self, const Scalar& min) {
+  return clamp_impl("clamp_min", Dest::fresh(), self, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& self, const Scalar& max) {
+  return clamp_impl("clamp_max", Dest::fresh(), self, std::nullopt, max);
+}
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min) {
+  clamp_impl("clamp_min_", Dest::in_place(self), self, min, std::nullopt);
+  return self;
+}
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max) {
+  clamp_impl("clamp_max_", Dest::in_place(self), self, std::nullopt, max);
+  return self;
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {

@@ -1,23 +1,11 @@
 #include "symmflow/kernels/embedding.h"
 
-#include <cstring>
+#include <vector>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/indexing.h"
 
 namespace symmflow::kernels {
-namespace {
-
-template <typename I>
-void gather_rows(const I* idx, int64_t n, const char* w, int64_t rows, int64_t row_bytes, char* out) {
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t r = int64_t(idx[i]);
-    SF_CHECK(r >= 0 && r < rows, "embedding: index out of range in self (index {} of a weight with {} rows)",
-             r, rows);
-    std::memcpy(out + i * row_bytes, w + r * row_bytes, size_t(row_bytes));
-  }
-}
-
-}  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices) {
   SF_CHECK(weight.dim() == 2, "embedding: 'weight' must be 2-D, got {}", weight.type_string());
@@ -28,12 +16,11 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
   if (any_meta({&weight, &indices})) return Tensor::meta(shape, weight.dtype());
   Tensor out = Tensor::empty(shape, weight.dtype());
   if (indices.numel() == 0) return out;
-  const Tensor w = contiguous(weight), idx = contiguous(indices);
+  const Tensor w = contiguous(weight);
   const int64_t row_bytes = weight.size(1) * int64_t(weight.itemsize());
-  const char* wp = static_cast<const char*>(w.data_ptr());
-  char* op = static_cast<char*>(out.data_ptr());
-  if (idx.dtype() == DType::i64) gather_rows(idx.data<int64_t>(), idx.numel(), wp, weight.size(0), row_bytes, op);
-  else gather_rows(idx.data<int32_t>(), idx.numel(), wp, weight.size(0), row_bytes, op);
+  const std::vector<int64_t> rows = index_values("embedding", indices, true);
+  take_rows("embedding", "index out of range in self", rows.data(), indices.numel(),
+            static_cast<const char*>(w.data_ptr()), 1, weight.size(0), row_bytes, static_cast<char*>(out.data_ptr()));
   return out;
 }
 

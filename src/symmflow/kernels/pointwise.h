@@ -11,7 +11,7 @@
 //   handle); the promoted type must be castable to self's dtype and the broadcast
 //   shape must be self's shape. `op_out(out, ...)` writes out and returns it: out
 //   must have the result shape (an out with 0 elements is resized) and the result
-//   type must be castable to out's dtype (neg, abs and gelu: exactly the result
+//   type must be castable to out's dtype (neg, abs, gelu, bitwise_not, floor & co.: exactly the result
 //   dtype; relu: any dtype; as PyTorch).
 // - Types follow PyTorch's result_type (type_promotion.h). Integer inputs of true
 //   division and of exp/log/sqrt/rsqrt/sin/cos/tanh/sigmoid become f32.
@@ -51,6 +51,10 @@ const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha 
 const Tensor& sub_(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 const Tensor& sub_out(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 const Tensor& sub_out(const Tensor& out, const Tensor& a, const Scalar& b, const Scalar& alpha = 1);
+// rsub(self, other, alpha) = other - alpha * self: what `1 - x` records (PyTorch's
+// rsub is sub with the operands swapped, so its promotion and refusals are sub's).
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1);
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha = 1);
 
 // ---- mul ----------------------------------------------------------------------
 Tensor mul(const Tensor& a, const Tensor& b);
@@ -105,12 +109,34 @@ const Tensor& clamp_(const Tensor& self, const std::optional<Scalar>& min,
 const Tensor& clamp_out(const Tensor& out, const Tensor& self, const std::optional<Scalar>& min,
                         const std::optional<Scalar>& max = std::nullopt);
 
+// clamp.Tensor, with tensor bounds (x.clamp(min=t)): min(max(x, lo), hi) broadcast and
+// promoted together, a NaN anywhere gives NaN (PyTorch's clamp.Tensor kernel);
+// at least one bound. maximum/minimum's loops.
+Tensor clamp_tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+
+// clamp_min(x, lo) / clamp_max(x, hi): clamp with one bound (F.normalize's
+// clamp_min(eps)); promotion and checks are clamp's, but a NaN bound makes every
+// element NaN (PyTorch's own clamp_min/clamp_max kernels; clamp(x, nan) keeps x).
+Tensor clamp_min(const Tensor& self, const Scalar& min);
+Tensor clamp_max(const Tensor& self, const Scalar& max);
+const Tensor& clamp_min_(const Tensor& self, const Scalar& min);
+const Tensor& clamp_max_(const Tensor& self, const Scalar& max);
+
 // ---- where(cond, a, b): cond is bool; a and b are promoted together ------------
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Tensor& b);
 Tensor where(const Tensor& cond, const Scalar& a, const Scalar& b);
 const Tensor& where_out(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// ---- bitwise and / or / xor: integers and bool (`mask & other`), promoted --------
+#define SF_POINTWISE_BITWISE_OPS(X) X(bitwise_and, BitAnd) X(bitwise_or, BitOr) X(bitwise_xor, BitXor)
+#define SF_DECLARE_BITWISE(name, F)                           \
+  Tensor name(const Tensor& a, const Tensor& b);              \
+  Tensor name(const Tensor& a, const Scalar& b);              \
+  const Tensor& name##_(const Tensor& self, const Tensor& other);
+SF_POINTWISE_BITWISE_OPS(SF_DECLARE_BITWISE)
+#undef SF_DECLARE_BITWISE
 
 // ---- comparisons: the inputs are compared in their promoted type; result bool ---
 // X(name, functor)
@@ -129,7 +155,10 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
 // X(name, functor, integer inputs become f32, dtypes it runs on)
 // neg/abs/relu keep integer dtypes; neg, abs and relu of bool are errors (PyTorch:
 // "abs_cpu" not implemented for 'Bool'). silu refuses integers and bool ("silu_cpu"
-// not implemented for 'Long'), and its out= must have exactly x's dtype.
+// not implemented for 'Long'), and its out= must have exactly x's dtype. bitwise_not
+// (`~mask`) takes integers and bool only (logical not on bool). floor, ceil, round
+// (half to even) and trunc keep integers as they are and refuse bool; sign is 0
+// for NaN and for -0.0 (PyTorch 1.13), and takes bool.
 #define SF_POINTWISE_UNARY_OPS(X)                                      \
   X(neg, Neg, false, kIntsAndFloats)                                  \
   X(abs, Abs, false, kIntsAndFloats)                                  \
@@ -142,7 +171,18 @@ SF_POINTWISE_COMPARE_OPS(SF_DECLARE_COMPARE)
   X(cos, Cos, true, kFloats)                                          \
   X(tanh, Tanh, true, kFloats)                                        \
   X(sigmoid, Sigmoid, true, kFloats)                                  \
-  X(silu, Silu, false, kFloats)
+  X(silu, Silu, false, kFloats)                                       \
+  X(erf, Erf, true, kFloats)                                          \
+  X(reciprocal, Reciprocal, true, kFloats)                            \
+  X(bitwise_not, BitwiseNot, false, kInts | kBool)                   \
+  X(floor, Floor, false, kIntsAndFloats)                              \
+  X(ceil, Ceil, false, kIntsAndFloats)                                \
+  X(round, Round, false, kIntsAndFloats)                              \
+  X(trunc, Trunc, false, kIntsAndFloats)                              \
+  X(sign, Sign, false, kAllTypes)                                     \
+  X(log1p, Log1p, true, kFloats)                                      \
+  X(expm1, Expm1, true, kFloats)                                      \
+  X(log2, Log2, true, kFloats)
 
 #define SF_DECLARE_UNARY(name, F, to_float, dtypes)   \
   Tensor name(const Tensor& x);                       \
@@ -155,5 +195,27 @@ SF_POINTWISE_UNARY_OPS(SF_DECLARE_UNARY)
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
 const Tensor& gelu_(const Tensor& self, std::string_view approximate = "none");
 const Tensor& gelu_out(const Tensor& out, const Tensor& x, std::string_view approximate = "none");
+
+// isnan(x) = x != x (PyTorch's definition); isinf(x) = |x| == inf for floating x,
+// all false for integers and bool. Bool results.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+
+// ---- activations with parameters (F.leaky_relu, F.elu, F.softplus, F.hardtanh) ---
+// leaky_relu: x > 0 ? x : x * slope. elu: x > 0 ? x * scale : (exp(x * input_scale)
+// - 1) * alpha * scale. softplus: x * beta > threshold ? x : log1p(exp(x * beta)) /
+// beta. Floating dtypes only (PyTorch: "leaky_relu_cpu" not implemented for 'Long');
+// the parameters are taken in the compute type (float for bf16/f16). hardtanh is
+// clamp(x, min_val, max_val) in x's dtype: the bounds are converted to it (an
+// integer x truncates 0.5 to 0; NaN or out of range is an error), bool is refused
+// (PyTorch 1.13).
+Tensor leaky_relu(const Tensor& x, const Scalar& negative_slope = 0.01);
+const Tensor& leaky_relu_(const Tensor& self, const Scalar& negative_slope = 0.01);
+Tensor elu(const Tensor& x, const Scalar& alpha = 1, const Scalar& scale = 1, const Scalar& input_scale = 1);
+const Tensor& elu_(const Tensor& self, const Scalar& alpha = 1, const Scalar& scale = 1,
+                   const Scalar& input_scale = 1);
+Tensor softplus(const Tensor& x, const Scalar& beta = 1, const Scalar& threshold = 20);
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1, const Scalar& max_val = 1);
+const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val = -1, const Scalar& max_val = 1);
 
 }  // namespace symmflow::kernels

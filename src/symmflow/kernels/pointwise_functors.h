@@ -216,6 +216,42 @@ struct Sigmoid {
 struct Silu {
   template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
 };
+// & | ^ on integers and bool (bool stays bool).
+struct BitAnd { template <typename T> T operator()(T a, T b) const { return T(a & b); } };
+struct BitOr { template <typename T> T operator()(T a, T b) const { return T(a | b); } };
+struct BitXor { template <typename T> T operator()(T a, T b) const { return T(a ^ b); } };
+// Rounding: integers are already whole.
+#define SF_ROUNDING_FUNCTOR(Name, fn)                                     \
+  struct Name {                                                           \
+    template <typename T> T operator()(T x) const {                       \
+      if constexpr (std::is_floating_point_v<T>) return fn(x);            \
+      else return x;                                                      \
+    }                                                                     \
+  };
+SF_ROUNDING_FUNCTOR(Floor, std::floor)
+SF_ROUNDING_FUNCTOR(Ceil, std::ceil)
+SF_ROUNDING_FUNCTOR(Round, std::nearbyint)  // half to even, as PyTorch
+SF_ROUNDING_FUNCTOR(Trunc, std::trunc)
+#undef SF_ROUNDING_FUNCTOR
+// (0 < x) - (x < 0): NaN and -0.0 give +0 (PyTorch 1.13); bool is itself.
+struct Sign {
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return x;
+    else return T(int(T(0) < x) - int(x < T(0)));
+  }
+};
+struct Log1p { template <typename T> T operator()(T x) const { return std::log1p(x); } };
+struct Expm1 { template <typename T> T operator()(T x) const { return std::expm1(x); } };
+struct Log2 { template <typename T> T operator()(T x) const { return std::log2(x); } };
+struct Erf { template <typename T> T operator()(T x) const { return std::erf(x); } };
+struct Reciprocal { template <typename T> T operator()(T x) const { return T(1) / x; } };
+// ~x on integers, logical not on bool.
+struct BitwiseNot {
+  template <typename T> T operator()(T x) const {
+    if constexpr (std::is_same_v<T, bool>) return !x;
+    else return T(~x);
+  }
+};
 // max(x, 0) with NaN passing through and relu(-0.0) == -0.0 (PyTorch's clamp_min).
 struct Relu { template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; } };
 // gelu(x, approximate="none"): x * 0.5 * (1 + erf(x / sqrt(2))).

@@ -484,6 +484,72 @@ TEST(PointwiseBinary, EmptyAndZeroDim) {
   EXPECT_EQ(add(make({}, {1}, DType::i64), make1({1, 2}, DType::i32)).dtype(), DType::i32);
 }
 
+TEST(PointwiseBinary, ClampMinMax) {
+  Tensor x = make1({-2, 0.5, 3, NAN});
+  EXPECT_EQ(values(clamp_min(x, 0)).at(0), 0);
+  EXPECT_EQ(values(clamp_max(x, 1)).at(2), 1);
+  EXPECT_EQ(values(clamp_max(x, 1)).at(0), -2);
+  EXPECT_TRUE(std::isnan(values(clamp_min(x, 0))[3]));
+  EXPECT_TRUE(std::isnan(values(clamp_max(x, NAN))[0]));  // unlike clamp(x, std::nullopt, NAN)
+  EXPECT_EQ(values(clamp(x, std::nullopt, NAN))[0], -2);
+  // Promotion is clamp's: an i32 tensor with a float bound becomes f32; bool with an
+  // int bound becomes i64.
+  EXPECT_EQ(clamp_min(make1({1, 2}, DType::i32), 1.5).dtype(), DType::f32);
+  EXPECT_EQ(clamp_max(make1({1, 0}, DType::boolean), 0).dtype(), DType::i64);
+  Tensor y = make1({-1, 5}, DType::i64);
+  EXPECT_TRUE(clamp_min_(y, 0).is_same(y));
+  clamp_max_(y, 3);
+  EXPECT_EQ(values(y), V({0, 3}));
+  EXPECT_ERROR(clamp_min_(make1({1}, DType::i32), 0.5), "clamp_min_");
+  EXPECT_ERROR(clamp_max(make1({1}, DType::i32), Scalar(int64_t(1) << 40)), "clamp_max");
+}
+
+TEST(PointwiseBinary, BitwiseAndOrXor) {
+  Tensor a = make1({1, 1, 0, 0}, DType::boolean), b = make1({1, 0, 1, 0}, DType::boolean);
+  EXPECT_EQ(bitwise_and(a, b).dtype(), DType::boolean);
+  EXPECT_EQ(values(bitwise_and(a, b)), V({1, 0, 0, 0}));
+  EXPECT_EQ(values(bitwise_or(a, b)), V({1, 1, 1, 0}));
+  EXPECT_EQ(values(bitwise_xor(a, b)), V({0, 1, 1, 0}));
+  Tensor i = make1({6, -1, 5}, DType::i32);
+  EXPECT_EQ(values(bitwise_and(i, 3)), V({2, 3, 1}));
+  EXPECT_EQ(bitwise_or(a, make1({2, 2, 2, 2}, DType::i64)).dtype(), DType::i64);  // promoted
+  EXPECT_EQ(values(bitwise_or(a, make1({2, 2, 2, 2}, DType::i64))), V({3, 3, 2, 2}));
+  bitwise_and_(a, b);
+  EXPECT_EQ(values(a), V({1, 0, 0, 0}));
+  EXPECT_ERROR(bitwise_and(make1({1}), make1({1})), "bitwise_and: not implemented for dtype f32");
+  EXPECT_ERROR(bitwise_or(i, 0.5), "not implemented for dtype f32");
+  EXPECT_ERROR(bitwise_and_(a, make1({1, 1, 1, 1}, DType::i64)), "bitwise_and_");  // i64 into bool
+  EXPECT_TRUE(bitwise_and(Tensor::meta({2, 1}, DType::boolean), Tensor::meta({3}, DType::boolean)).is_meta());
+}
+
+TEST(PointwiseBinary, ClampWithTensorBounds) {
+  Tensor x = make1({-2, 0.5, 3, NAN});
+  Tensor lo = make1({0, 1, 0, 0}), hi = make1({1});
+  EXPECT_EQ(values(clamp_tensor(x, lo, hi)).at(0), 0);
+  EXPECT_EQ(values(clamp_tensor(x, lo, hi)).at(1), 1);
+  EXPECT_EQ(values(clamp_tensor(x, std::nullopt, hi)).at(2), 1);
+  EXPECT_TRUE(std::isnan(values(clamp_tensor(x, lo, std::nullopt))[3]));
+  EXPECT_TRUE(std::isnan(values(clamp_tensor(make1({1}), make1({NAN}), std::nullopt))[0]));  // a NaN bound
+  EXPECT_EQ(clamp_tensor(make1({1, 2}, DType::i32), make1({1.5, 1.5}), std::nullopt).dtype(), DType::f32);
+  EXPECT_EQ(clamp_tensor(make1({1, 2, 3}), make({2, 1}, {0, 0}), std::nullopt).sizes(), (Shape{2, 3}));
+  EXPECT_ERROR(clamp_tensor(x, std::nullopt, std::nullopt), "At least one");
+}
+
+TEST(PointwiseBinary, RsubSwapsSubsOperands) {
+  Tensor x = make1({1, 2, -3}, DType::i32);
+  Tensor r = rsub(x, 1);  // 1 - x
+  EXPECT_EQ(r.dtype(), DType::i32);
+  EXPECT_EQ(values(r), V({0, -1, 4}));
+  EXPECT_EQ(values(rsub(x, 10, 2)), V({8, 6, 16}));  // 10 - 2 * x
+  EXPECT_EQ(rsub(x, 0.5).dtype(), DType::f32);       // a float Scalar promotes
+  EXPECT_EQ(values(rsub(x, make1({5, 5, 5}, DType::i64))), V({4, 3, 8}));
+  EXPECT_ERROR(rsub(make1({1}, DType::boolean), 1), "rsub: subtraction");
+  EXPECT_ERROR(rsub(x, 1, 0.5), "alpha must not be a floating point");
+  Tensor m = rsub(Tensor::meta({2, 1}, DType::bf16), 1.0);
+  EXPECT_TRUE(m.is_meta());
+  EXPECT_EQ(m.dtype(), DType::bf16);
+}
+
 TEST(PointwiseBinary, IntegerOverflowWraps) {
   const double big = double(std::numeric_limits<int32_t>::max());
   Tensor i = make1({big}, DType::i32);

@@ -1,10 +1,12 @@
 #include "symmflow/kernels/reduce.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -163,12 +165,28 @@ void sum_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out, bool me
   }
 }
 
+// The comparison type of max/min (int for bool: std::vector<bool> has no element
+// references; float for bf16/f16).
+template <typename T>
+using extreme_cmp_t =
+    std::conditional_t<is_half_v<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
+
+// Whether v replaces best in a running max (kMax) or min: a NaN best sticks, a NaN
+// v replaces anything, ties keep the first.
+template <bool kMax, typename C>
+bool replaces(C v, C best) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(v)) return true;
+  }
+  return kMax ? v > best : v < best;
+}
+
 template <typename T, bool kMax>
 void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   const T* in = static_cast<const T*>(t.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
-  // Comparison type (int for bool: std::vector<bool> has no element references).
-  using C = std::conditional_t<is_half_v<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
+  using C = extreme_cmp_t<T>;
   // Start from each reduction's first element; visiting it again is harmless
   // (max(x, x) == x, NaN stays NaN).
   std::vector<C> best;
@@ -176,22 +194,165 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t off) { best.push_back(C(in[off])); });
   reduce_visit(p, best, [&](C& b, int64_t off) {
     const C v = C(in[off]);
-    if constexpr (std::is_floating_point_v<C>) {
-      // NaN sticks: once b is NaN nothing replaces it; a NaN v replaces anything.
-      if (!std::isnan(b) && (std::isnan(v) || (kMax ? v > b : v < b))) b = v;
-    } else if (kMax ? v > b : v < b) {
-      b = v;
-    }
+    if (replaces<kMax>(v, b)) b = v;
   });
   for (size_t i = 0; i < best.size(); ++i) o[i] = T(best[i]);
+}
+
+// Each reduction's extreme and its index in row-major order of the reduced dims
+// (vals may be null: argmax).
+template <typename T, bool kMax>
+void arg_extreme_kernel(const Tensor& t, const ReducePlan& p, T* vals, int64_t* idx) {
+  using C = extreme_cmp_t<T>;
+  const T* in = static_cast<const T*>(t.data_ptr());
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    C best = C(in[base]);
+    int64_t at = 0, i = 0;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const C v = C(in[off]);
+      if (replaces<kMax>(v, best)) best = v, at = i;
+      ++i;
+    });
+    if (vals != nullptr) vals[o] = T(best);
+    idx[o++] = at;
+  });
+}
+
+template <bool kMax>
+ValuesIndices run_arg_extreme(const char* op, const Tensor& t, const Shape& dims, bool keepdim,
+                              bool want_values) {
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  if (dims.empty()) {
+    SF_CHECK(t.numel() > 0, "{}: Expected reduction dim to be specified for input.numel() == 0.", op);
+  } else {
+    SF_CHECK(p.red_count > 0, "{}: Expected reduction dim {} to have non-zero size.", op,
+             wrap_dim(dims[0], std::max<int64_t>(t.dim(), 1)));
+  }
+  if (t.is_meta())
+    return {want_values ? Tensor::meta(p.out_sizes, t.dtype()) : Tensor(), Tensor::meta(p.out_sizes, DType::i64)};
+  ValuesIndices r{want_values ? Tensor::empty(p.out_sizes, t.dtype()) : Tensor(),
+                  Tensor::empty(p.out_sizes, DType::i64)};
+  if (t.numel() == 0) return r;
+  SF_DISPATCH(t.dtype(), {
+    arg_extreme_kernel<T, kMax>(t, p, want_values ? static_cast<T*>(r.values.data_ptr()) : nullptr,
+                                static_cast<int64_t*>(r.indices.data_ptr()));
+  });
+  return r;
+}
+
+Tensor run_argmax(const char* op, bool is_max, const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  SF_CHECK(t.dtype() != DType::boolean, "\"{}_cpu\" not implemented for 'Bool'", op);
+  const Shape dims = dim ? Shape{*dim} : Shape{};
+  return is_max ? run_arg_extreme<true>(op, t, dims, keepdim, false).indices
+                : run_arg_extreme<false>(op, t, dims, keepdim, false).indices;
+}
+
+// var and mean of each reduction, in double: the mean first, then the squared
+// deviations from it (two passes in a fixed order).
+template <typename T>
+void var_kernel(const Tensor& t, const ReducePlan& p, int64_t correction, bool take_sqrt, T* var, T* mean) {
+  const T* in = static_cast<const T*>(t.data_ptr());
+  const double n = double(p.red_count), dof = std::max(0.0, n - double(correction));
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    double s = 0, m2 = 0;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) { s += to_acc<double>(in[off]); });
+    const double m = s / n;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const double d = to_acc<double>(in[off]) - m;
+      m2 += d * d;
+    });
+    const double v = m2 / dof;
+    var[o] = from_acc<T>(take_sqrt ? std::sqrt(v) : v);
+    if (mean != nullptr) mean[o] = from_acc<T>(m);
+    ++o;
+  });
+}
+
+std::pair<Tensor, Tensor> run_var(const char* op, const Tensor& t, const Shape& dims,
+                                  std::optional<int64_t> correction, bool keepdim, bool take_sqrt,
+                                  bool want_mean) {
+  SF_CHECK(is_floating(t.dtype()), "{}: {} only support floating point and complex dtypes, got {}", op,
+           want_mean ? op : "std and var", t.type_string());
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  const DType dt = t.dtype();
+  if (t.is_meta()) return {Tensor::meta(p.out_sizes, dt), want_mean ? Tensor::meta(p.out_sizes, dt) : Tensor()};
+  Tensor v = Tensor::empty(p.out_sizes, dt), m = want_mean ? Tensor::empty(p.out_sizes, dt) : Tensor();
+  SF_DISPATCH(dt, {
+    if constexpr (!std::is_integral_v<T>) {
+      var_kernel<T>(t, p, correction.value_or(1), take_sqrt, static_cast<T*>(v.data_ptr()),
+                    want_mean ? static_cast<T*>(m.data_ptr()) : nullptr);
+    }
+  });
+  return {v, m};
+}
+
+// The p-norm of each reduction in A (float or double, as PyTorch), rounded to T.
+template <typename T>
+void norm_kernel(const Tensor& t, const ReducePlan& p, double ord, T* out) {
+  using A = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  const T* in = static_cast<const T*>(t.data_ptr());
+  const bool extreme = std::isinf(ord);
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    A acc = extreme ? std::fabs(A(to_acc<double>(in[base]))) : A(0);
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const A a = std::fabs(A(to_acc<double>(in[off])));
+      if (extreme) {
+        if (!std::isnan(acc) && (std::isnan(a) || (ord > 0 ? a > acc : a < acc))) acc = a;
+      } else if (ord == 0) {
+        acc += A(a != A(0));
+      } else if (ord == 1) {
+        acc += a;
+      } else if (ord == 2) {
+        acc += a * a;
+      } else {
+        acc += A(std::pow(a, A(ord)));
+      }
+    });
+    if (!extreme && ord == 2) acc = std::sqrt(acc);
+    else if (!extreme && ord != 0 && ord != 1) acc = A(std::pow(acc, A(1.0 / ord)));
+    out[o++] = from_acc<T>(acc);
+  });
+}
+
+// any (kAny) or all of each reduction, into bool.
+template <typename T, bool kAny>
+void any_all_kernel(const Tensor& t, const ReducePlan& p, bool* out) {
+  const T* in = static_cast<const T*>(t.data_ptr());
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    bool acc = !kAny;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      const bool nonzero = to_acc<double>(in[off]) != 0.0;  // NaN != 0
+      acc = kAny ? (acc || nonzero) : (acc && nonzero);
+    });
+    out[o++] = acc;
+  });
+}
+
+template <bool kAny>
+Tensor run_any_all(const char* op, const Tensor& t, const Shape& dims, bool keepdim) {
+  ReducePlan p = make_plan(op, t, dims, keepdim);
+  if (t.is_meta()) return Tensor::meta(p.out_sizes, DType::boolean);
+  Tensor out = Tensor::empty(p.out_sizes, DType::boolean);
+  if (out.numel() == 0) return out;
+  SF_DISPATCH(t.dtype(), { any_all_kernel<T, kAny>(t, p, static_cast<bool*>(out.data_ptr())); });
+  return out;
+}
+
+// sum's and cumsum's output dtype: the one asked for, else floating stays and
+// integers and bool become i64.
+DType sum_dtype(DType in, std::optional<DType> dtype) {
+  if (dtype) return *dtype;
+  return is_floating(in) ? in : DType::i64;
 }
 
 Tensor run_sum(const char* op, const Tensor& t, const Shape& dims, bool keepdim,
                std::optional<DType> dtype, bool is_mean) {
   const DType in_dt = t.dtype();
-  DType out_dt;
-  if (dtype) out_dt = *dtype;
-  else out_dt = is_floating(in_dt) ? in_dt : DType::i64;
+  const DType out_dt = sum_dtype(in_dt, dtype);
   if (is_mean)
     SF_CHECK(is_floating(out_dt),
              "mean: expected a floating-point input or dtype, got input {} and dtype {}",
@@ -244,6 +405,119 @@ Tensor amax(const Tensor& t, const Shape& dims, bool keepdim) {
 
 Tensor amin(const Tensor& t, const Shape& dims, bool keepdim) {
   return run_extreme<false>("amin", t, dims, keepdim);
+}
+
+ValuesIndices max_dim(const Tensor& t, int64_t dim, bool keepdim) {
+  return run_arg_extreme<true>("max", t, {dim}, keepdim, true);
+}
+ValuesIndices min_dim(const Tensor& t, int64_t dim, bool keepdim) {
+  return run_arg_extreme<false>("min", t, {dim}, keepdim, true);
+}
+Tensor argmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  return run_argmax("argmax", true, t, dim, keepdim);
+}
+Tensor argmin(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  return run_argmax("argmin", false, t, dim, keepdim);
+}
+
+Tensor var(const Tensor& t, const Shape& dims, std::optional<int64_t> correction, bool keepdim) {
+  return run_var("var", t, dims, correction, keepdim, false, false).first;
+}
+Tensor std_dev(const Tensor& t, const Shape& dims, std::optional<int64_t> correction, bool keepdim) {
+  return run_var("std", t, dims, correction, keepdim, true, false).first;
+}
+std::pair<Tensor, Tensor> var_mean(const Tensor& t, const Shape& dims, std::optional<int64_t> correction,
+                                   bool keepdim) {
+  return run_var("var_mean", t, dims, correction, keepdim, false, true);
+}
+std::pair<Tensor, Tensor> std_mean(const Tensor& t, const Shape& dims, std::optional<int64_t> correction,
+                                   bool keepdim) {
+  return run_var("std_mean", t, dims, correction, keepdim, true, true);
+}
+
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
+  const int64_t d = wrap_dim(dim, std::max<int64_t>(t.dim(), 1));
+  const DType out_dt = sum_dtype(t.dtype(), dtype);
+  Tensor out = to_dtype(t, out_dt);  // contiguous, converted: the scan runs in place on it
+  if (out.is_meta() || out.numel() == 0) return out;
+  const Shape& s = t.sizes();
+  int64_t outer = 1, n = t.dim() == 0 ? 1 : s[size_t(d)], inner = 1;
+  for (int64_t k = 0; k < t.dim(); ++k) (k < d ? outer : inner) *= k == d ? 1 : s[size_t(k)];
+  SF_DISPATCH(out_dt, {
+    T* p = static_cast<T*>(out.data_ptr());
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        T* col = p + o * n * inner + i;
+        Acc acc = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          acc += to_acc<Acc>(col[j * inner]);
+          col[j * inner] = from_acc<T>(acc);
+        }
+      }
+  });
+  return out;
+}
+
+Tensor norm(const Tensor& t, std::optional<double> p, const Shape& dims, bool keepdim) {
+  SF_CHECK(is_floating(t.dtype()), "norm: input dtype should be either floating point or complex. Got {} instead.",
+           dtype_name(t.dtype()));
+  const double ord = p.value_or(2.0);
+  ReducePlan plan = make_plan("norm", t, dims, keepdim);
+  SF_CHECK(!std::isinf(ord) || plan.red_count > 0,
+           "norm: cannot compute the {} norm on an empty tensor because the operation does not have an identity",
+           ord > 0 ? "inf" : "-inf");
+  if (t.is_meta()) return Tensor::meta(plan.out_sizes, t.dtype());
+  Tensor out = Tensor::empty(plan.out_sizes, t.dtype());
+  if (out.numel() == 0) return out;
+  SF_DISPATCH(t.dtype(), {
+    if constexpr (!std::is_integral_v<T>) norm_kernel<T>(t, plan, ord, static_cast<T*>(out.data_ptr()));
+  });
+  return out;
+}
+
+Tensor any(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<true>("any", t, dims, keepdim); }
+Tensor all(const Tensor& t, const Shape& dims, bool keepdim) { return run_any_all<false>("all", t, dims, keepdim); }
+
+ValuesIndices topk(const Tensor& t, int64_t k, int64_t dim, bool largest) {
+  const int64_t nd = std::max<int64_t>(t.dim(), 1), d = wrap_dim(dim, nd);
+  const int64_t n = t.dim() == 0 ? 1 : t.size(d);
+  SF_CHECK(k >= 0 && k <= n, "topk: selected index k out of range (k = {}, size {})", k, n);
+  SF_CHECK(t.dtype() != DType::boolean, "topk: \"topk_cpu\" not implemented for 'Bool'");
+  Shape shape = t.sizes();
+  if (t.dim() > 0) shape[size_t(d)] = k;
+  if (t.is_meta()) return {Tensor::meta(shape, t.dtype()), Tensor::meta(shape, DType::i64)};
+  // Rows along the last dim of a contiguous copy with `dim` moved last.
+  const Tensor x = contiguous(t.dim() == 0 ? t : transpose(t, d, -1));
+  Shape moved = x.sizes();
+  if (!moved.empty()) moved.back() = k;
+  Tensor vals = Tensor::empty(moved, t.dtype()), idx = Tensor::empty(moved, DType::i64);
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  SF_DISPATCH(t.dtype(), {
+    using C = extreme_cmp_t<T>;
+    const T* in = static_cast<const T*>(x.data_ptr());
+    T* ov = static_cast<T*>(vals.data_ptr());
+    int64_t* oi = idx.data<int64_t>();
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = in + r * n;
+      for (int64_t i = 0; i < n; ++i) order[size_t(i)] = i;
+      // a before b: a is further towards the chosen end (NaN largest), ties by index.
+      auto before = [&](int64_t a, int64_t b) {
+        const C va = C(row[a]), vb = C(row[b]);
+        if (replaces<true>(va, vb) != replaces<true>(vb, va))
+          return largest ? replaces<true>(va, vb) : replaces<true>(vb, va);
+        return a < b;
+      };
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+      for (int64_t j = 0; j < k; ++j) {
+        ov[r * k + j] = row[order[size_t(j)]];
+        oi[r * k + j] = order[size_t(j)];
+      }
+    }
+  });
+  if (t.dim() == 0) return {vals, idx};
+  return {contiguous(transpose(vals, d, -1)), contiguous(transpose(idx, d, -1))};
 }
 
 }  // namespace symmflow::kernels

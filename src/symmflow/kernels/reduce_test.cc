@@ -210,5 +210,162 @@ TEST(Reduce, MetaGivesMeta) {
   EXPECT_EQ(reduced_shape("sum", {2, 3, 4}, {-1}, true), (Shape{2, 3, 1}));
 }
 
+TEST(Reduce, MaxMinDimValuesAndFirstIndex) {
+  using V = std::vector<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DType dt : kAll) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    Tensor a = from({3, 0, 3, 1, 2, 2}, {2, 3}, dt);  // bool: 1 0 1 / 1 1 1
+    ValuesIndices mx = max_dim(a, 1);
+    EXPECT_EQ(mx.values.dtype(), dt);
+    EXPECT_EQ(mx.indices.dtype(), DType::i64);
+    if (dt == DType::boolean) {
+      EXPECT_EQ(values(mx.indices), V({0, 0}));
+      EXPECT_EQ(values(min_dim(a, 1).indices), V({1, 0}));
+      continue;
+    }
+    EXPECT_EQ(values(mx.values), V({3, 2}));
+    EXPECT_EQ(values(mx.indices), V({0, 1}));  // ties: the first
+    ValuesIndices mn = min_dim(a, 0, true);
+    EXPECT_EQ(mn.values.sizes(), (Shape{1, 3}));
+    EXPECT_EQ(values(mn.values), V({1, 0, 2}));
+    EXPECT_EQ(values(mn.indices), V({1, 0, 1}));
+  }
+  // NaN wins at its first index; signed zeros tie; strided input.
+  Tensor n = from({1, nan, 5, nan}, {4});
+  EXPECT_TRUE(std::isnan(max_dim(n, 0).values.item()));
+  EXPECT_EQ(max_dim(n, 0).indices.item(), 1);
+  EXPECT_EQ(min_dim(n, -1).indices.item(), 1);
+  EXPECT_TRUE(std::signbit(min_dim(from({-0.0, 0.0}, {2}), 0).values.item()));
+  Tensor t = transpose(from({1, 9, 4, 2, 8, 7}, {2, 3}), 0, 1);  // [[1, 2], [9, 8], [4, 7]]
+  EXPECT_EQ(values(max_dim(t, 1).indices), V({1, 0, 1}));
+  // 0-dim: itself, index 0; an empty reduced dim is an error, an empty kept one is not.
+  EXPECT_EQ(max_dim(from({4}, {}), -1).indices.item(), 0);
+  EXPECT_THROW(max_dim(Tensor::empty({0, 3}), 0), Error);
+  EXPECT_EQ(min_dim(Tensor::empty({0, 3}), 1).indices.sizes(), (Shape{0}));
+  EXPECT_THROW(max_dim(Tensor::empty({2, 3}), 2), Error);
+  ValuesIndices m = max_dim(Tensor::meta({2, 5}, DType::f16), 1, true);
+  EXPECT_TRUE(m.values.is_meta() && m.indices.is_meta());
+  EXPECT_EQ(m.indices.sizes(), (Shape{2, 1}));
+}
+
+TEST(Reduce, ArgmaxArgmin) {
+  using V = std::vector<double>;
+  Tensor a = from({3, 7, 7, 1, -2, 5}, {2, 3}, DType::i32);
+  EXPECT_EQ(argmax(a).item(), 1);  // flattened, first of the ties
+  EXPECT_EQ(argmin(a).item(), 4);
+  EXPECT_EQ(argmax(a, std::nullopt, true).sizes(), (Shape{1, 1}));
+  EXPECT_EQ(values(argmax(a, -1)), V({1, 2}));
+  EXPECT_EQ(values(argmin(a, 0, true)), V({1, 1, 1}));
+  EXPECT_EQ(argmax(from({2}, {})).item(), 0);
+  EXPECT_THROW(argmax(from({1, 0}, {2}, DType::boolean)), Error);
+  EXPECT_THROW(argmax(Tensor::empty({0})), Error);
+  EXPECT_THROW(argmin(Tensor::empty({2, 0}), 1), Error);
+  EXPECT_EQ(argmax(Tensor::meta({3, 4}, DType::bf16), 0).dtype(), DType::i64);
+}
+
+TEST(Reduce, VarStdCorrection) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({1, 2, 4, 2, 2, 2}, {2, 3});
+  EXPECT_NEAR(var(a).item(), 29.0 / 30, 1e-6);  // mean 13/6, unbiased: (29/6) / 5
+  Tensor r = var(a, {1});
+  EXPECT_NEAR(values(r)[0], 7.0 / 3, 1e-6);
+  EXPECT_EQ(values(r)[1], 0);
+  EXPECT_NEAR(values(var(a, {1}, 0))[0], 14.0 / 9, 1e-6);
+  EXPECT_NEAR(values(std_dev(a, {-1}, 1, true))[0], std::sqrt(7.0 / 3), 1e-6);
+  EXPECT_EQ(std_dev(a, {-1}, 1, true).sizes(), (Shape{2, 1}));
+  auto [v, m] = var_mean(a, {1});
+  EXPECT_NEAR(values(m)[0], 7.0 / 3, 1e-6);
+  EXPECT_EQ(values(v), values(var(a, {1})));
+  EXPECT_EQ(values(std_mean(a, {1}).first), values(std_dev(a, {1})));
+  // N - correction <= 0: inf, or NaN with no deviation; empty: NaN.
+  EXPECT_EQ(var(from({1, 2}, {2}), {}, 5).item(), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(var(from({1}, {1})).item()));
+  EXPECT_TRUE(std::isnan(var(Tensor::empty({0})).item()));
+  EXPECT_TRUE(std::isnan(var(from({1, nan}, {2})).item()));
+  // Reduced floats keep their dtype; integers are refused, meta too.
+  EXPECT_EQ(var(from({1, 2, 4}, {3}, DType::bf16)).dtype(), DType::bf16);
+  EXPECT_THROW(var(from({1, 2}, {2}, DType::i64)), Error);
+  EXPECT_THROW(std_dev(Tensor::meta({2}, DType::boolean)), Error);
+  EXPECT_THROW(var(a, {1, 1}), Error);
+  EXPECT_EQ(var(Tensor::meta({2, 3}, DType::f16), {0}).sizes(), (Shape{3}));
+}
+
+TEST(Reduce, Cumsum) {
+  using V = std::vector<double>;
+  Tensor a = from({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(values(cumsum(a, 1)), V({1, 3, 6, 4, 9, 15}));
+  EXPECT_EQ(values(cumsum(a, 0)), V({1, 2, 3, 5, 7, 9}));
+  EXPECT_EQ(values(cumsum(transpose(a, 0, 1), -1)), V({1, 5, 2, 7, 3, 9}));
+  Tensor i = cumsum(from({1, 1, 0}, {3}, DType::boolean), 0);  // integers and bool become i64
+  EXPECT_EQ(i.dtype(), DType::i64);
+  EXPECT_EQ(values(i), V({1, 2, 2}));
+  EXPECT_EQ(cumsum(from({1, 2}, {2}, DType::i32), 0, DType::f32).dtype(), DType::f32);
+  EXPECT_EQ(cumsum(from({3}, {}), 0).item(), 3);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor n = cumsum(from({1, nan, 2}, {3}), 0);
+  EXPECT_TRUE(std::isnan(values(n)[2]));
+  EXPECT_THROW(cumsum(a, 2), Error);
+  EXPECT_EQ(cumsum(Tensor::meta({2, 3}, DType::i32), 1).dtype(), DType::i64);
+}
+
+TEST(Reduce, VectorNorm) {
+  using V = std::vector<double>;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({3, -4, 0, 1, 2, -2}, {2, 3});
+  EXPECT_EQ(values(norm(a, std::nullopt, {1})), V({5, 3}));
+  EXPECT_EQ(values(norm(a, 1.0, {0}, true)), V({4, 6, 2}));
+  EXPECT_EQ(values(norm(a, inf, {1})), V({4, 2}));
+  EXPECT_EQ(values(norm(a, -inf, {1})), V({0, 1}));
+  EXPECT_EQ(values(norm(a, 0.0, {1})), V({2, 3}));
+  EXPECT_NEAR(norm(a, 3.0).item(), std::cbrt(27.0 + 64 + 1 + 8 + 8), 1e-5);
+  EXPECT_EQ(norm(a, 2.0).sizes(), Shape{});  // dims empty: all
+  EXPECT_TRUE(std::isnan(norm(from({1, nan}, {2}), inf).item()));
+  EXPECT_EQ(norm(from({3e38, 1}, {2}), 2.0).item(), inf);  // squares in float, as PyTorch
+  EXPECT_EQ(norm(from({3e38, 1}, {2}, DType::f64), 2.0).item(), 3e38);
+  EXPECT_EQ(norm(Tensor::empty({0}), 2.0).item(), 0);
+  EXPECT_THROW(norm(Tensor::empty({2, 0}), inf, {1}), Error);
+  EXPECT_THROW(norm(from({1, 2}, {2}, DType::i64), 2.0), Error);
+  EXPECT_EQ(norm(Tensor::meta({2, 3}, DType::bf16), 2.0, {-1}, true).sizes(), (Shape{2, 1}));
+}
+
+TEST(Reduce, AnyAll) {
+  using V = std::vector<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({0, 0, -0.0, 1, nan, 2}, {2, 3});
+  EXPECT_EQ(any(a).dtype(), DType::boolean);
+  EXPECT_EQ(any(a).item(), 1);
+  EXPECT_EQ(all(a).item(), 0);
+  EXPECT_EQ(values(any(a, {1})), V({0, 1}));
+  EXPECT_EQ(values(all(a, {1}, true)), V({0, 1}));  // NaN counts as nonzero
+  EXPECT_EQ(values(all(from({1, 0, 1, 1}, {2, 2}, DType::boolean), {0})), V({1, 0}));
+  EXPECT_EQ(any(Tensor::empty({0})).item(), 0);
+  EXPECT_EQ(all(Tensor::empty({0})).item(), 1);
+  EXPECT_EQ(any(Tensor::meta({2, 3}, DType::i32), {0}).dtype(), DType::boolean);
+  EXPECT_THROW(all(a, {2}), Error);
+}
+
+TEST(Reduce, Topk) {
+  using V = std::vector<double>;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor a = from({3, 9, 1, 9, 4, 0}, {2, 3});
+  ValuesIndices r = topk(a, 2);
+  EXPECT_EQ(r.values.sizes(), (Shape{2, 2}));
+  EXPECT_EQ(values(r.values), V({9, 3, 9, 4}));
+  EXPECT_EQ(values(r.indices), V({1, 0, 0, 1}));
+  ValuesIndices s = topk(a, 1, 0, false);  // smallest along dim 0
+  EXPECT_EQ(values(s.values), V({3, 4, 0}));
+  EXPECT_EQ(values(s.indices), V({0, 1, 1}));
+  EXPECT_EQ(values(topk(from({2, 2, 1}, {3}), 2).indices), V({0, 1}));  // ties: index order
+  ValuesIndices n = topk(from({1, nan, 3}, {3}), 2);
+  EXPECT_TRUE(std::isnan(values(n.values)[0]));
+  EXPECT_EQ(values(n.indices), V({1, 2}));
+  EXPECT_EQ(values(topk(from({1, nan, 3}, {3}), 1, 0, false).indices), V({0}));
+  EXPECT_EQ(topk(a, 0).values.sizes(), (Shape{2, 0}));
+  EXPECT_THROW(topk(a, 4), Error);
+  EXPECT_THROW(topk(from({1, 0}, {2}, DType::boolean), 1), Error);
+  EXPECT_EQ(topk(Tensor::meta({4, 5}, DType::bf16), 3, 0).indices.sizes(), (Shape{3, 5}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

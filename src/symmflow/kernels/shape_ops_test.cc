@@ -106,5 +106,46 @@ TEST(ShapeOps, MetaGivesMeta) {
   EXPECT_THROW(stack({m, Tensor::meta({3, 2}, DType::bf16)}), Error);
 }
 
+TEST(ShapeOps, RepeatFlipRoll) {
+  using V = std::vector<double>;
+  Tensor x = testing::iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  Tensor r = repeat(x, {2, 1});
+  EXPECT_EQ(r.sizes(), (Shape{4, 3}));
+  EXPECT_EQ(values(r), V({0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(values(repeat(testing::iota({2}), {2, 2})), V({0, 1, 0, 1, 0, 1, 0, 1}));
+  EXPECT_FALSE(repeat(x, {1, 1}).shares_storage(x));
+  EXPECT_EQ(repeat(x, {0, 2}).sizes(), (Shape{0, 6}));
+  EXPECT_THROW(repeat(x, {2}), Error);
+  EXPECT_THROW(repeat(x, {1, -1}), Error);
+  EXPECT_EQ(values(flip(x, {1})), V({2, 1, 0, 5, 4, 3}));
+  EXPECT_EQ(values(flip(x, {0, -1})), V({5, 4, 3, 2, 1, 0}));
+  EXPECT_FALSE(flip(x, {}).shares_storage(x));
+  EXPECT_THROW(flip(x, {0, -2}), Error);
+  EXPECT_EQ(values(roll(x, {1}, {1})), V({2, 0, 1, 5, 3, 4}));
+  EXPECT_EQ(values(roll(x, {-4}, {1})), V({1, 2, 0, 4, 5, 3}));
+  EXPECT_EQ(values(roll(x, {2})), V({4, 5, 0, 1, 2, 3}));  // flattened
+  EXPECT_EQ(values(roll(transpose(x, 0, 1), {1}, {0})), V({2, 5, 0, 3, 1, 4}));
+  EXPECT_THROW(roll(x, {1}, {0, 1}), Error);
+  EXPECT_EQ(roll(Tensor::meta({2, 3}, DType::bf16), {1}, {0}).sizes(), (Shape{2, 3}));
+  EXPECT_EQ(repeat(Tensor::meta({3}, DType::i32), {2, 2}).sizes(), (Shape{2, 6}));
+}
+
+TEST(ShapeOps, ConstantPadNd) {
+  using V = std::vector<double>;
+  Tensor x = testing::iota({2, 3});  // [[0, 1, 2], [3, 4, 5]]
+  Tensor p = constant_pad_nd(x, {1, 2});
+  EXPECT_EQ(p.sizes(), (Shape{2, 6}));
+  EXPECT_EQ(values(p), V({0, 0, 1, 2, 0, 0, 0, 3, 4, 5, 0, 0}));
+  EXPECT_EQ(values(constant_pad_nd(x, {-1, 1, 1, 0}, 7.5)), V({7.5, 7.5, 7.5, 1, 2, 7.5, 4, 5, 7.5}));
+  EXPECT_EQ(constant_pad_nd(x, {-3, 0}).sizes(), (Shape{2, 0}));
+  EXPECT_EQ(values(constant_pad_nd(from({1, 2}, {2}, DType::i32), {1, 0}, 2.7)), V({2, 1, 2}));
+  EXPECT_FALSE(constant_pad_nd(x, {}).shares_storage(x));
+  EXPECT_THROW(constant_pad_nd(x, {1}), Error);
+  EXPECT_THROW(constant_pad_nd(x, {1, 1, 1, 1, 1, 1}), Error);
+  EXPECT_THROW(constant_pad_nd(x, {-2, -2}), Error);
+  EXPECT_THROW(constant_pad_nd(from({1}, {1}, DType::i32), {1, 1}, NAN), Error);
+  EXPECT_EQ(constant_pad_nd(Tensor::meta({2, 3}, DType::f16), {1, 1, 2, 2}).sizes(), (Shape{6, 5}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

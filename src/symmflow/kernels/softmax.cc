@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/factories.h"
+#include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/reduce.h"
+#include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -74,6 +77,19 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
 
 Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype) {
   return run<true>("log_softmax", t, dim, dtype);
+}
+
+Tensor logsumexp(const Tensor& t, const Shape& dims, bool keepdim) {
+  const Tensor x = is_floating(t.dtype()) ? t : to_dtype(t, DType::f32);
+  const Shape out = reduced_shape("logsumexp", x.sizes(), dims, keepdim);
+  // PyTorch 1.13 adds the [1, ..., 1] maxima to the [] sum and refuses.
+  SF_CHECK(!dims.empty() || keepdim || x.dim() == 0,
+           "logsumexp: output with shape [] doesn't match the broadcast shape {} (an empty dim list, as "
+           "PyTorch 1.13)", shape_to_string(Shape(size_t(x.dim()), 1)));
+  if (x.numel() == 0) return full(out, -INFINITY, x.dtype(), x.is_meta());
+  Tensor m = amax(x, dims, true);
+  m = where(eq(abs(m), INFINITY), Scalar(0.0), m);
+  return add(log(sum(exp(sub(x, m)), dims, keepdim)), reshape(m, out));
 }
 
 }  // namespace symmflow::kernels

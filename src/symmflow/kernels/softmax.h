@@ -21,4 +21,11 @@ namespace symmflow::kernels {
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& t, int64_t dim, std::optional<DType> dtype = std::nullopt);
 
+// logsumexp over dims (empty: all), as PyTorch 1.13 spells it: m = amax(x) with
+// infinite maxima replaced by 0, log(sum(exp(x - m))) + m, each step an op of its
+// own (so a bf16 input rounds where PyTorch's does). Integer and bool inputs
+// become f32; over zero elements the result is -inf. An empty dim list on a tensor
+// of 1+ dims without keepdim is refused, as 1.13 (it cannot add the kept maxima).
+Tensor logsumexp(const Tensor& t, const Shape& dims, bool keepdim = false);
+
 }  // namespace symmflow::kernels

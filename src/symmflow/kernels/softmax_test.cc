@@ -99,5 +99,23 @@ TEST(Softmax, MetaGivesMeta) {
   EXPECT_THROW(softmax(Tensor::meta({2}, DType::i32), 0), Error);
 }
 
+TEST(Softmax, Logsumexp) {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor x = from({0, std::log(3.0), 1000, 1000}, {2, 2});
+  std::vector<double> r = values(logsumexp(x, {1}));
+  EXPECT_NEAR(r[0], std::log(4.0), 1e-6);
+  EXPECT_NEAR(r[1], 1000 + std::log(2.0), 1e-3);  // shifted by the max: no overflow
+  EXPECT_EQ(logsumexp(x, {1}, true).sizes(), (Shape{2, 1}));
+  // Infinite maxima are not subtracted: inf stays inf, an all -inf row is -inf.
+  std::vector<double> s = values(logsumexp(from({inf, 1, -inf, -inf}, {2, 2}), {1}));
+  EXPECT_EQ(s[0], inf);
+  EXPECT_EQ(s[1], -inf);
+  EXPECT_EQ(logsumexp(from({1, 2}, {2}, DType::i64), {0}).dtype(), DType::f32);
+  EXPECT_EQ(values(logsumexp(Tensor::empty({0, 2}), {0})), std::vector<double>({-inf, -inf}));
+  EXPECT_THROW(logsumexp(x, {}), Error);  // as PyTorch 1.13
+  EXPECT_EQ(logsumexp(x, {}, true).sizes(), (Shape{1, 1}));
+  EXPECT_TRUE(logsumexp(Tensor::meta({2, 3}, DType::bf16), {0}).is_meta());
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

@@ -149,6 +149,90 @@ TEST(PointwiseUnary, Silu) {
   EXPECT_TRUE(silu(Tensor::meta({2, 3}, DType::bf16)).is_meta());
 }
 
+TEST(PointwiseUnary, ErfReciprocalBitwiseNot) {
+  EXPECT_EQ(values(erf(make1({0, INFINITY, -INFINITY}))), V({0, 1, -1}));
+  EXPECT_EQ(values(erf(make1({0.5})))[0], double(std::erf(0.5f)));
+  EXPECT_TRUE(std::signbit(values(erf(make1({-0.0})))[0]));
+  EXPECT_EQ(values(reciprocal(make1({2, -0.0, 0, INFINITY}))), V({0.5, -INFINITY, INFINITY, 0}));
+  // Integers and bool become f32 (1 / 0 == inf).
+  Tensor r = reciprocal(make1({4, 0}, DType::i32));
+  EXPECT_EQ(r.dtype(), DType::f32);
+  EXPECT_EQ(values(r), V({0.25, INFINITY}));
+  EXPECT_EQ(erf(make1({1, 0}, DType::boolean)).dtype(), DType::f32);
+  // bitwise_not: ~x on integers, not on bool; floats are refused.
+  Tensor b = bitwise_not(make1({1, 0}, DType::boolean));
+  EXPECT_EQ(b.dtype(), DType::boolean);
+  EXPECT_EQ(values(b), V({0, 1}));
+  EXPECT_EQ(values(bitwise_not(make1({0, 5, -1}, DType::i64))), V({-1, -6, 0}));
+  EXPECT_TRUE(throws_with([] { bitwise_not(make1({1})); }, "bitwise_not: not implemented for dtype f32"));
+  EXPECT_TRUE(throws_with([] { bitwise_not(Tensor::meta({2}, DType::bf16)); }, "not implemented"));
+  Tensor m = make1({1, 1, 0}, DType::boolean);
+  bitwise_not_(m);
+  EXPECT_EQ(values(m), V({0, 0, 1}));
+}
+
+TEST(PointwiseUnary, ActivationsWithParameters) {
+  Tensor x = make1({-2, -0.0, 0.5, 30});
+  EXPECT_EQ(values(leaky_relu(x)), V({double(-2 * 0.01f), 0, 0.5, 30}));
+  EXPECT_EQ(values(leaky_relu(x, 0.5)), V({-1, 0, 0.5, 30}));
+  EXPECT_TRUE(std::signbit(values(leaky_relu(x))[1]));
+  std::vector<double> e = values(elu(x));
+  EXPECT_EQ(e[0], double(std::exp(-2.0f) - 1.0f));
+  EXPECT_EQ(e[3], 30);
+  EXPECT_EQ(values(elu(x, 2, 3, 0.5))[0], double((std::exp(-1.0f) - 1.0f) * 6.0f));
+  std::vector<double> sp = values(softplus(x));
+  EXPECT_NEAR(sp[0], std::log1p(std::exp(-2.0)), 1e-7);
+  EXPECT_EQ(sp[3], 30);  // past the threshold: x itself
+  EXPECT_EQ(values(softplus(x, 2, 0.9))[2], 0.5);  // 0.5 * 2 > 0.9
+  EXPECT_EQ(values(hardtanh(x)), V({-1, -0.0, 0.5, 1}));
+  EXPECT_EQ(values(hardtanh(make1({-3, 2, 9}, DType::i32), 0.5, 6.7)), V({0, 2, 6}));  // bounds truncated
+  EXPECT_TRUE(throws_with([] { hardtanh(make1({1}, DType::boolean)); }, "Bool inputs not supported"));
+  EXPECT_TRUE(throws_with([] { hardtanh(make1({1}, DType::i64), NAN, 1.0); }, "hardtanh"));
+  EXPECT_TRUE(throws_with([] { leaky_relu(make1({1}, DType::i64)); }, "leaky_relu: not implemented for dtype i64"));
+  EXPECT_TRUE(throws_with([] { elu(Tensor::meta({2}, DType::i32)); }, "not implemented for dtype i32"));
+  Tensor y = make1({-4, 4});
+  leaky_relu_(y, 0.25);
+  elu_(y);
+  hardtanh_(y, -0.5, 2);
+  EXPECT_EQ(values(y), V({-0.5, 2}));  // -4 -> -1 -> exp(-1) - 1 -> -0.5
+  EXPECT_EQ(softplus(Tensor::meta({3}, DType::bf16)).dtype(), DType::bf16);
+  EXPECT_TRUE(hardtanh(Tensor::meta({3}, DType::f32)).is_meta());
+}
+
+TEST(PointwiseUnary, RoundingSignLog1pExpm1Log2) {
+  Tensor x = make1({-2.5, -0.5, 0.5, 1.5, 2.5});
+  EXPECT_EQ(values(floor(x)), V({-3, -1, 0, 1, 2}));
+  EXPECT_EQ(values(ceil(x)), V({-2, -0.0, 1, 2, 3}));
+  EXPECT_EQ(values(round(x)), V({-2, -0.0, 0, 2, 2}));  // half to even
+  EXPECT_EQ(values(trunc(x)), V({-2, -0.0, 0, 1, 2}));
+  EXPECT_TRUE(std::signbit(values(ceil(x))[1]));
+  Tensor i = make1({-3, 7}, DType::i32);
+  EXPECT_EQ(floor(i).dtype(), DType::i32);
+  EXPECT_EQ(values(round(i)), V({-3, 7}));
+  EXPECT_TRUE(throws_with([] { floor(make1({1}, DType::boolean)); }, "floor: not implemented for dtype bool"));
+  EXPECT_TRUE(throws_with([] { round_out(Tensor::empty({1}, DType::f64), make1({1})); }, "Found dtype f64"));
+  Tensor sg = sign(make1({kNaN, -0.0, -4, 0.5}));
+  EXPECT_EQ(values(sg), V({0, 0, -1, 1}));
+  EXPECT_FALSE(std::signbit(values(sg)[1]));  // +0, as PyTorch 1.13
+  EXPECT_EQ(values(sign(make1({-5, 0, 9}, DType::i64))), V({-1, 0, 1}));
+  EXPECT_EQ(sign(make1({1, 0}, DType::boolean)).dtype(), DType::boolean);
+  EXPECT_EQ(values(log1p(make1({0, -1})))[1], -INFINITY);
+  EXPECT_EQ(values(expm1(make1({0, -INFINITY}))), V({0, -1}));
+  EXPECT_EQ(values(log2(make1({8, 0.5}))), V({3, -1}));
+  EXPECT_EQ(log2(make1({4}, DType::i64)).dtype(), DType::f32);
+}
+
+TEST(PointwiseUnary, IsnanIsinf) {
+  Tensor x = make1({kNaN, INFINITY, -INFINITY, 0, 1});
+  EXPECT_EQ(isnan(x).dtype(), DType::boolean);
+  EXPECT_EQ(values(isnan(x)), V({1, 0, 0, 0, 0}));
+  EXPECT_EQ(values(isinf(x)), V({0, 1, 1, 0, 0}));
+  EXPECT_EQ(values(isinf(make1({kNaN, INFINITY}, DType::bf16))), V({0, 1}));
+  EXPECT_EQ(values(isinf(make1({5, -1}, DType::i64))), V({0, 0}));
+  EXPECT_EQ(values(isnan(make1({1, 0}, DType::boolean))), V({0, 0}));
+  EXPECT_EQ(isinf(Tensor::meta({3}, DType::i32)).dtype(), DType::boolean);
+}
+
 // PyTorch: "abs_cpu" not implemented for 'Bool' (also the Meta kernel, and abs_/out).
 TEST(PointwiseUnary, AbsOfBoolIsAnError) {
   EXPECT_TRUE(throws_with([] { abs(make1({1, 0}, DType::boolean)); }, "abs: not implemented for dtype bool"));

@@ -180,6 +180,14 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   return split(t, (size + chunks - 1) / chunks, dim);
 }
 
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  SF_CHECK(t.dim() > 0, "unbind: Dimension specified as {} but tensor has no dimensions", dim);
+  const int64_t d = wrap_dim(dim, t.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < t.size(d); ++i) out.push_back(select(t, d, i));
+  return out;
+}
+
 Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
   const int64_t a = wrap_dim(dim0, t.dim()), b = wrap_dim(dim1, t.dim());
   Shape sizes = t.sizes(), strides = t.strides();

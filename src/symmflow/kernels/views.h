@@ -64,6 +64,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& split_sizes, 
 // split() into ceil(size / chunks)-long views: at most `chunks` of them (fewer when
 // the sizes do not come out even: chunk(f32[4], 3) gives 2 views of 2), PyTorch's rule.
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim = 0);
+// One select() view per index along dim (q, k, v = qkv.unbind(0)); t has 1+ dims.
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim = 0);
 
 // Helpers shared by other kernels.
 // Replaces a -1 in shape by the inferred size; errors name the shape and numel.

@@ -294,5 +294,19 @@ TEST(Views, SplitErrors) {
   EXPECT_THROW(chunk(iota({}), 1), Error);
 }
 
+TEST(Views, UnbindSelectsEachIndex) {
+  Tensor x = iota({3, 2});
+  std::vector<Tensor> rows = unbind(x);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(values(rows[2]), std::vector<double>({4, 5}));
+  EXPECT_TRUE(rows[1].shares_storage(x));
+  std::vector<Tensor> cols = unbind(x, -1);
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(values(cols[1]), std::vector<double>({1, 3, 5}));
+  EXPECT_TRUE(unbind(Tensor::empty({0, 4})).empty());
+  EXPECT_THROW(unbind(testing::from({1}, {})), Error);
+  EXPECT_EQ(unbind(Tensor::meta({2, 5}, DType::f16), 1).size(), 5u);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

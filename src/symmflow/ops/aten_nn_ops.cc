@@ -1,8 +1,11 @@
 // aten:: ops a traced nn.Module emits (make_fx, PyTorch 1.13) beyond the plain
-// pointwise and view ops: the softmax internals, layer_norm, embedding, attention
-// masks (masked_fill, triu/tril), with PyTorch's schemas.
+// pointwise and view ops: the softmax internals, layer_norm, embedding, indexing
+// (index_select, index, gather), losses, attention masks (masked_fill, triu/tril), with
+// PyTorch's schemas.
 #include "symmflow/kernels/embedding.h"
+#include "symmflow/kernels/indexing.h"
 #include "symmflow/kernels/layer_norm.h"
+#include "symmflow/kernels/loss.h"
 #include "symmflow/kernels/masking.h"
 #include "symmflow/kernels/softmax.h"
 #include "symmflow/ops/boxing.h"
@@ -52,6 +55,37 @@ void register_embedding(Library& m) {
   });
 }
 
+// x.index_select(d, i), x[idx] (index.Tensor), torch.gather.
+void register_indexing(Library& m) {
+  m.def("index_select(Tensor self, int dim, Tensor index) -> Tensor");
+  m.def("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor");
+  m.def("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor");
+  impl_both(m, "index_select", [](OpContext&, Args a) -> Results {
+    return {k::index_select(tensor_arg(a, 0), a[1].to_int(), tensor_arg(a, 2))};
+  });
+  impl_both(m, "index.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::index(tensor_arg(a, 0), a[1].to_optional_tensor_list())};
+  });
+  impl_both(m, "gather", [](OpContext&, Args a) -> Results {
+    return {k::gather(tensor_arg(a, 0), a[1].to_int(), tensor_arg(a, 2))};
+  });
+}
+
+// F.cross_entropy (after _log_softmax) and F.mse_loss.
+void register_losses(Library& m) {
+  m.def("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) "
+        "-> (Tensor output, Tensor total_weight)");
+  m.def("mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor");
+  impl_both(m, "nll_loss_forward", [](OpContext&, Args a) -> Results {
+    auto [out, total] = k::nll_loss_forward(tensor_arg(a, 0), tensor_arg(a, 1), a[2].to_optional_tensor(),
+                                            a[3].to_int(), a[4].to_int());
+    return {out, total};
+  });
+  impl_both(m, "mse_loss", [](OpContext&, Args a) -> Results {
+    return {k::mse_loss(tensor_arg(a, 0), tensor_arg(a, 1), a[2].to_int())};
+  });
+}
+
 void register_masks(Library& m) {
   m.def("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor");
   m.def("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor");
@@ -81,6 +115,8 @@ SYMMFLOW_LIBRARY_FRAGMENT(aten, m) {
   register_softmax(m);
   register_layer_norm(m);
   register_embedding(m);
+  register_indexing(m);
+  register_losses(m);
   register_masks(m);
 }
 

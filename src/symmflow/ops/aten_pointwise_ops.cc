@@ -41,6 +41,15 @@ void register_arith(Library& m) {
   SF_ALPHA_OP(sub)
 #undef SF_ALPHA_OP
 
+  m.def("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  impl_both(m, "rsub.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::rsub(tensor_arg(a, 0), tensor_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "rsub.Scalar", [](OpContext&, Args a) -> Results {
+    return {k::rsub(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+
   m.def("mul.Tensor(Tensor self, Tensor other) -> Tensor");
   m.def("mul.Scalar(Tensor self, Scalar other) -> Tensor");
   m.def("mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");
@@ -92,6 +101,19 @@ void register_arith(Library& m) {
   impl_both(m, "clamp", [](OpContext&, Args a) -> Results { return {k::clamp(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
   impl_both(m, "clamp_", [](OpContext&, Args a) -> Results { return {k::clamp_(tensor_arg(a, 0), opt_scalar_arg(a, 1), opt_scalar_arg(a, 2))}; });
 
+  m.def("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor");
+  impl_both(m, "clamp.Tensor", [](OpContext&, Args a) -> Results {
+    return {k::clamp_tensor(tensor_arg(a, 0), a[1].to_optional_tensor(), a[2].to_optional_tensor())};
+  });
+  m.def("clamp_min(Tensor self, Scalar min) -> Tensor");
+  m.def("clamp_max(Tensor self, Scalar max) -> Tensor");
+  m.def("clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)");
+  m.def("clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)");
+  impl_both(m, "clamp_min", [](OpContext&, Args a) -> Results { return {k::clamp_min(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_max", [](OpContext&, Args a) -> Results { return {k::clamp_max(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_min_", [](OpContext&, Args a) -> Results { return {k::clamp_min_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "clamp_max_", [](OpContext&, Args a) -> Results { return {k::clamp_max_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor");
   m.def("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor");
@@ -115,6 +137,22 @@ void register_compare_and_unary(Library& m) {
   SF_POINTWISE_COMPARE_OPS(SF_COMPARE_OP)
 #undef SF_COMPARE_OP
 
+#define SF_BITWISE_OP(name, F)                                                                 \
+  m.def(#name ".Tensor(Tensor self, Tensor other) -> Tensor");                                 \
+  m.def(#name ".Scalar(Tensor self, Scalar other) -> Tensor");                                 \
+  m.def(#name "_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)");                        \
+  impl_both(m, #name ".Tensor", [](OpContext&, Args a) -> Results {                           \
+    return {k::name(tensor_arg(a, 0), tensor_arg(a, 1))};                                      \
+  });                                                                                          \
+  impl_both(m, #name ".Scalar", [](OpContext&, Args a) -> Results {                           \
+    return {k::name(tensor_arg(a, 0), scalar_arg(a, 1))};                                      \
+  });                                                                                          \
+  impl_both(m, #name "_.Tensor", [](OpContext&, Args a) -> Results {                          \
+    return {k::name##_(tensor_arg(a, 0), tensor_arg(a, 1))};                                   \
+  });
+  SF_POINTWISE_BITWISE_OPS(SF_BITWISE_OP)
+#undef SF_BITWISE_OP
+
 #define SF_UNARY_OP(name, F, to_float, dtypes)                                                 \
   m.def(#name "(Tensor self) -> Tensor");                                                      \
   m.def(#name "_(Tensor(a!) self) -> Tensor(a!)");                                             \
@@ -126,6 +164,36 @@ void register_compare_and_unary(Library& m) {
   });
   SF_POINTWISE_UNARY_OPS(SF_UNARY_OP)
 #undef SF_UNARY_OP
+
+  m.def("leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor");
+  m.def("leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)");
+  m.def("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor");
+  m.def("elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)");
+  m.def("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor");
+  m.def("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor");
+  m.def("hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)");
+  impl_both(m, "leaky_relu", [](OpContext&, Args a) -> Results { return {k::leaky_relu(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "leaky_relu_", [](OpContext&, Args a) -> Results { return {k::leaky_relu_(tensor_arg(a, 0), scalar_arg(a, 1))}; });
+  impl_both(m, "elu", [](OpContext&, Args a) -> Results {
+    return {k::elu(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2), scalar_arg(a, 3))};
+  });
+  impl_both(m, "elu_", [](OpContext&, Args a) -> Results {
+    return {k::elu_(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2), scalar_arg(a, 3))};
+  });
+  impl_both(m, "softplus", [](OpContext&, Args a) -> Results {
+    return {k::softplus(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "hardtanh", [](OpContext&, Args a) -> Results {
+    return {k::hardtanh(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+  impl_both(m, "hardtanh_", [](OpContext&, Args a) -> Results {
+    return {k::hardtanh_(tensor_arg(a, 0), scalar_arg(a, 1), scalar_arg(a, 2))};
+  });
+
+  m.def("isnan(Tensor self) -> Tensor");
+  m.def("isinf(Tensor self) -> Tensor");
+  impl_both(m, "isnan", [](OpContext&, Args a) -> Results { return {k::isnan(tensor_arg(a, 0))}; });
+  impl_both(m, "isinf", [](OpContext&, Args a) -> Results { return {k::isinf(tensor_arg(a, 0))}; });
 
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
   m.def("gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)");

@@ -1,4 +1,4 @@
-// aten:: views, reductions, softmax, matmul, factories, cat/stack with PyTorch's
+// aten:: views, reductions (max/min with indices, var/std too), softmax, matmul, factories, cat/stack with PyTorch's
 // schemas. Views return `Tensor(a)`: the result aliases self's storage.
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
@@ -36,6 +36,8 @@ void register_views(Library& m) {
   m.def("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]");
   m.def("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]");
   m.def("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]");
+  m.def("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]");
+  impl_both(m, "unbind.int", [](OpContext&, Args a) -> Results { return {k::unbind(tensor_arg(a, 0), a[1].to_int())}; });
   impl_both(m, "_reshape_alias", [](OpContext&, Args a) -> Results {
     return {k::as_strided(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2))};
   });
@@ -126,6 +128,81 @@ void register_reductions(Library& m) {
   });
   impl_both(m, "amax", [](OpContext&, Args a) -> Results { return {k::amax(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
   impl_both(m, "amin", [](OpContext&, Args a) -> Results { return {k::amin(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())}; });
+  // x.max(-1) / x.min(-1): values and the index of each; argmax/argmin.
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)");
+  impl_both(m, "topk", [](OpContext&, Args a) -> Results {
+    auto r = k::topk(tensor_arg(a, 0), a[1].to_int(), a[2].to_int(), a[3].to_bool());
+    return {r.values, r.indices};
+  });
+  m.def("argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  m.def("argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor");
+  impl_both(m, "max.dim", [](OpContext&, Args a) -> Results {
+    auto r = k::max_dim(tensor_arg(a, 0), a[1].to_int(), a[2].to_bool());
+    return {r.values, r.indices};
+  });
+  impl_both(m, "min.dim", [](OpContext&, Args a) -> Results {
+    auto r = k::min_dim(tensor_arg(a, 0), a[1].to_int(), a[2].to_bool());
+    return {r.values, r.indices};
+  });
+  impl_both(m, "argmax", [](OpContext&, Args a) -> Results {
+    return {k::argmax(tensor_arg(a, 0), opt_int_arg(a, 1), a[2].to_bool())};
+  });
+  impl_both(m, "argmin", [](OpContext&, Args a) -> Results {
+    return {k::argmin(tensor_arg(a, 0), opt_int_arg(a, 1), a[2].to_bool())};
+  });
+  // x.var(-1), x.std(), torch.var_mean(x, -1): make_fx records the correction
+  // overloads (correction has no default there: PyTorch's schema).
+  m.def("var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor");
+  m.def("std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor");
+  m.def("var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)");
+  m.def("std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)");
+  impl_both(m, "var.correction", [](OpContext&, Args a) -> Results {
+    return {k::var(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool())};
+  });
+  impl_both(m, "std.correction", [](OpContext&, Args a) -> Results {
+    return {k::std_dev(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool())};
+  });
+  impl_both(m, "var_mean.correction", [](OpContext&, Args a) -> Results {
+    auto [v, mean] = k::var_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
+    return {v, mean};
+  });
+  impl_both(m, "std_mean.correction", [](OpContext&, Args a) -> Results {
+    auto [sd, mean] = k::std_mean(tensor_arg(a, 0), int_list_arg(a, 1), opt_int_arg(a, 2), a[3].to_bool());
+    return {sd, mean};
+  });
+  m.def("norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "norm.ScalarOpt_dim", [](OpContext&, Args a) -> Results {
+    const std::optional<Scalar> p = opt_scalar_arg(a, 1);
+    return {k::norm(tensor_arg(a, 0), p ? std::optional<double>(p->to_double()) : std::nullopt, int_list_arg(a, 2),
+                    a[3].to_bool())};
+  });
+  // x.max() / x.min(): amax/amin over every dim; any/all; logsumexp.
+  m.def("max(Tensor self) -> Tensor");
+  m.def("min(Tensor self) -> Tensor");
+  impl_both(m, "max", [](OpContext&, Args a) -> Results { return {k::amax(tensor_arg(a, 0))}; });
+  impl_both(m, "min", [](OpContext&, Args a) -> Results { return {k::amin(tensor_arg(a, 0))}; });
+  m.def("any(Tensor self) -> Tensor");
+  m.def("any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
+  m.def("all(Tensor self) -> Tensor");
+  m.def("all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "any", [](OpContext&, Args a) -> Results { return {k::any(tensor_arg(a, 0))}; });
+  impl_both(m, "any.dim", [](OpContext&, Args a) -> Results {
+    return {k::any(tensor_arg(a, 0), {a[1].to_int()}, a[2].to_bool())};
+  });
+  impl_both(m, "all", [](OpContext&, Args a) -> Results { return {k::all(tensor_arg(a, 0))}; });
+  impl_both(m, "all.dim", [](OpContext&, Args a) -> Results {
+    return {k::all(tensor_arg(a, 0), {a[1].to_int()}, a[2].to_bool())};
+  });
+  m.def("logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor");
+  impl_both(m, "logsumexp", [](OpContext&, Args a) -> Results {
+    return {k::logsumexp(tensor_arg(a, 0), int_list_arg(a, 1), a[2].to_bool())};
+  });
+  m.def("cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor");
+  impl_both(m, "cumsum", [](OpContext&, Args a) -> Results {
+    return {k::cumsum(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))};
+  });
   impl_both(m, "softmax.int", [](OpContext&, Args a) -> Results { return {k::softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
   impl_both(m, "log_softmax.int", [](OpContext&, Args a) -> Results { return {k::log_softmax(tensor_arg(a, 0), a[1].to_int(), opt_dtype_arg(a, 2))}; });
 }
@@ -154,6 +231,18 @@ void register_matmul(Library& m) {
 void register_shape_ops(Library& m) {
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("stack(Tensor[] tensors, int dim=0) -> Tensor");
+  m.def("constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor");
+  impl_both(m, "constant_pad_nd", [](OpContext&, Args a) -> Results {
+    return {k::constant_pad_nd(tensor_arg(a, 0), int_list_arg(a, 1), scalar_arg(a, 2))};
+  });
+  m.def("repeat(Tensor self, SymInt[] repeats) -> Tensor");
+  m.def("flip(Tensor self, int[] dims) -> Tensor");
+  m.def("roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor");
+  impl_both(m, "repeat", [](OpContext&, Args a) -> Results { return {k::repeat(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "flip", [](OpContext&, Args a) -> Results { return {k::flip(tensor_arg(a, 0), int_list_arg(a, 1))}; });
+  impl_both(m, "roll", [](OpContext&, Args a) -> Results {
+    return {k::roll(tensor_arg(a, 0), int_list_arg(a, 1), int_list_arg(a, 2))};
+  });
   impl_both(m, "cat", [](OpContext&, Args a) -> Results { return {k::cat(a[0].to_tensor_list(), a[1].to_int())}; });
   impl_both(m, "stack", [](OpContext&, Args a) -> Results { return {k::stack(a[0].to_tensor_list(), a[1].to_int())}; });
 }
@@ -214,6 +303,23 @@ void register_factories(Library& m) {
   });
   impl_both(m, "full_like", [=](OpContext&, Args a) -> Results {
     return {k::full(tensor_arg(a, 0).sizes(), scalar_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  // new_* (x.new_zeros(3) ...): a size of their own, self's dtype unless given.
+  m.def(fmt::format("new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  m.def(fmt::format("new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, {}) -> Tensor", kOpts));
+  impl_both(m, "new_zeros", [=](OpContext&, Args a) -> Results {
+    return {k::zeros(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_ones", [=](OpContext&, Args a) -> Results {
+    return {k::ones(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_empty", [=](OpContext&, Args a) -> Results {
+    return {k::empty(int_list_arg(a, 1), like_dt(a, 2), tensor_arg(a, 0).is_meta())};
+  });
+  impl_both(m, "new_full", [=](OpContext&, Args a) -> Results {
+    return {k::full(int_list_arg(a, 1), scalar_arg(a, 2), like_dt(a, 3), tensor_arg(a, 0).is_meta())};
   });
 }
 
