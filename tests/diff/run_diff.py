@@ -98,13 +98,21 @@ def command(args, case, out_dir):
     return [args.symmflow, "run", rel(case.path), "--check", "--nproc", str(case.nproc)]
 
 
+def hung(status, text):
+    """A run that timed out: the harness's limit, or a rank's wait deadline."""
+    return status.startswith("timed out") or "timeout after" in text
+
+
 def run_case(args, case):
     """(ok, message): message holds the exit status and the output's tail."""
     out_dir = tempfile.mkdtemp(prefix="sf-diff-out-")
     cmd = command(args, case, out_dir)
     try:
+        # A rank's wait deadline well inside the harness's limit: a hang ends with
+        # the runtime's own message naming what each rank waits for.
+        env = dict(os.environ, SYMMFLOW_TIMEOUT=str(max(5, args.timeout // 3)))
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
         try:
             out, _ = proc.communicate(timeout=args.timeout)
             status = f"exit {proc.returncode}"
@@ -179,10 +187,21 @@ def main(argv=None):
         return 2
 
     passed = failed = 0
+    hangs = []  # (case, first attempt's status and output): hung once, passed when run again
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [(c, pool.submit(run_case, args, c)) for c in cases]
         for case, fut in futures:
             ok, cmd, status, text = fut.result()
+            if not ok and hung(status, text):
+                # An intermittent hang, not yet root-caused (seen about once in 3000
+                # program runs of this suite, never when the program is run alone
+                # 120 times): run it again, and say so below with the first attempt's
+                # diagnostics (the ranks' wait deadlines name what each waits for).
+                # Hanging twice is a failure.
+                first = (status, text)
+                ok, cmd, status, text = run_case(args, case)
+                if ok:
+                    hangs.append((case, first))
             if ok:
                 passed += 1
                 if args.verbose:
@@ -202,6 +221,10 @@ def main(argv=None):
             print(f"generated programs kept in {gen_dir}")
         else:
             shutil.rmtree(gen_dir, ignore_errors=True)
+    for case, (status, text) in hangs:
+        print(f"HUNG ONCE, passed on the rerun: {rel(case.path)} --nproc {case.nproc}: {status}")
+        for line in text.rstrip().splitlines()[-8:]:
+            print(f"  | {line}")
     if skipped:
         print(f"({skipped} cases in the functional form skipped by the torch runner)")
     print(f"diff: {passed} passed, {failed} failed")
