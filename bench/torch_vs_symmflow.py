@@ -29,7 +29,6 @@ import torch.distributed as dist
 import torch.nn.functional as F
 
 import symmflow.torch as sft
-from symmflow import _C
 
 
 def tp_mlp_fn(all_reduce_):

@@ -5,7 +5,6 @@
 Every rank runs the same tests in the same order (collectives match up). A test
 that needs more ranks than the job has is skipped on every rank alike.
 """
-import os
 
 import pytest
 import torch

@@ -17,9 +17,7 @@ the aten graph with symmflow's whole pipeline, replay it on the caller's tensors
   inputs the program writes are written in place, as eagerly.
 """
 import contextlib
-import inspect
 import os
-import sys
 import traceback
 
 import numpy as np

@@ -232,7 +232,7 @@ def translate(gm, name, example_inputs, file):
             raise _Unsupported(f"{_loc(n)}: FX node kind {n.op} ({n.target}) cannot be translated")
 
     head = f"graph @{name}({', '.join(params)}) -> ({', '.join(out_types)}) {{"
-    text = [f"# traced from Python by symmflow.torch (make_fx); one statement per aten call", head]
+    text = ["# traced from Python by symmflow.torch (make_fx); one statement per aten call", head]
     text += prologue
     for stmt, loc in body:
         text.append(f"{stmt}  # {loc}")
