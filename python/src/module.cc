@@ -13,7 +13,6 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -34,7 +33,6 @@
 #include "symmflow/kernels/copy.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/passes/pipeline.h"
-#include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 
@@ -128,8 +126,7 @@ std::vector<IValue> call_staged(const std::string& op, const std::vector<IValue>
     staged.emplace_back(*i, t);
     bound[*i] = IValue(sym);
   }
-  if (staged.empty()) return frontend::call(op, pos, kw);
-  OpContext ctx(DispatchKey::CPU);
+  OpContext ctx(DispatchKey::CPU);  // resolved once above: dispatch the bound call
   auto out = o->call(ctx, bound);
   const auto written = s.mutated_arguments();
   for (const auto& [i, t] : staged)
@@ -191,23 +188,13 @@ class Program {
   exec::Timeline timeline_;
 };
 
-// Every rank's bytes, in rank order (a collective over "world").
+// Every rank's bytes, in rank order: the runtime's bootstrap exchange, which
+// (unlike a world collective) leaves the groups' first-collective setup where the
+// program's own first collective is.
 std::vector<py::bytes> all_gather_bytes(const std::string& mine) {
   require_init("all_gather_bytes");
-  auto& w = dist::world();
-  Tensor len = Tensor::empty({1}, DType::i64), lens = Tensor::empty({w.size()}, DType::i64);
-  len.data<int64_t>()[0] = int64_t(mine.size());
-  (void)dist::all_gather(w, lens, len);
-  int64_t most = 0;
-  for (int r = 0; r < w.size(); ++r) most = std::max(most, lens.data<int64_t>()[r]);
-  const int64_t words = (most + 3) / 4 + 1;
-  Tensor in = Tensor::empty({words}, DType::i32), out = Tensor::empty({words * w.size()}, DType::i32);
-  std::memset(in.data_ptr(), 0, size_t(words) * 4);
-  std::memcpy(in.data_ptr(), mine.data(), mine.size());
-  (void)dist::all_gather(w, out, in);
   std::vector<py::bytes> all;
-  for (int r = 0; r < w.size(); ++r)
-    all.emplace_back(static_cast<const char*>(out.data_ptr()) + size_t(r * words) * 4, size_t(lens.data<int64_t>()[r]));
+  for (const auto& text : dist::all_gather_text(mine, "symmflow.torch")) all.emplace_back(text);
   return all;
 }
 
@@ -331,7 +318,7 @@ PYBIND11_MODULE(_C, m) {
     auto s = dist::staged_copy_stats();
     return py::make_tuple(s.count, s.bytes);
   }, "(copies, bytes) the staged paths copied in this process (eager communication on regular memory).");
-  m.def("all_gather_bytes", &all_gather_bytes, "Every rank's bytes, in rank order (collective).");
+  m.def("all_gather_bytes", &all_gather_bytes, "Every rank's bytes, in rank order (every rank calls it).");
 
   py::class_<Program>(m, "Program")
       .def(py::init([](const std::string& text, const std::string& file, bool overlap, int max_in_flight, bool verify) {

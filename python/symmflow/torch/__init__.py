@@ -13,12 +13,11 @@ Communication ops run eagerly on torch tensors through symmflow's runtime, and
 make_fx records each call as one op, so a compiled function keeps them.
 """
 import os
-import traceback
 
 import torch
 
 from .. import _C
-from . import _compile, _ops, _tensors
+from . import _compile, _ops, _source, _tensors
 
 Error = _C.Error
 _ops.register()
@@ -52,18 +51,12 @@ def world_size():
     return _C.world_size()
 
 
-def _caller():
-    """The user's file:line that called into symmflow (for error messages)."""
-    f = _compile.user_frame(traceback.extract_stack())
-    return f"{f.filename}:{f.lineno}" if f else "<unknown location>"
-
-
 def _group(group, what):
     if not isinstance(group, str):
         raise TypeError(f"{what}: group must be a group name (\"world\"), got {type(group).__name__}")
     init()
     if not _C.has_group(group):
-        raise Error(f"{_caller()}: {what}: no process group named '{group}' (this job has \"world\")")
+        raise Error(f"{_source.caller()}: {what}: no process group named '{group}' (this job has \"world\")")
     return group
 
 
@@ -71,7 +64,7 @@ def _tensor(t, what):
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{what}: expected a torch.Tensor, got {type(t).__name__}")
     if t.device.type != "cpu":
-        raise Error(f"{_caller()}: {what}: a tensor on {t.device}; symmflow runs on CPU tensors (use .cpu())")
+        raise Error(f"{_source.caller()}: {what}: a tensor on {t.device}; symmflow runs on CPU tensors (use .cpu())")
     return t
 
 
@@ -161,7 +154,7 @@ def batch_isend_irecv(ops):
         return []
     groups = {o.group for o in ops}
     if len(groups) != 1:
-        raise Error(f"{_caller()}: batch_isend_irecv: every op must use one group, got {sorted(groups)}")
+        raise Error(f"{_source.caller()}: batch_isend_irecv: every op must use one group, got {sorted(groups)}")
     g = _group(groups.pop(), "batch_isend_irecv")
     handles = _c10d.batch_isend_irecv([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops],
                                       [o.tensor for o in ops], g)

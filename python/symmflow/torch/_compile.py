@@ -17,7 +17,6 @@ the aten graph with symmflow's whole pipeline, replay it on the caller's tensors
   inputs the program writes are written in place, as eagerly.
 """
 import contextlib
-import os
 import traceback
 
 import numpy as np
@@ -26,32 +25,14 @@ from torch.fx.experimental import proxy_tensor
 from torch.utils import _pytree as pytree
 
 from .. import _C
-from . import _tensors, _translate
+from . import _source, _tensors, _translate
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _state = {"tracing": False}
 
 
 def tracing():
     """True while symmflow traces a function (sft.empty then records aten::empty)."""
     return _state["tracing"]
-
-
-def user_frame(frames):
-    """The innermost frame that is the user's code (not torch's, not symmflow's)."""
-    for f in reversed(frames):
-        fn = os.path.abspath(f.filename)
-        if not fn.startswith(_TORCH_DIR) and not fn.startswith(_PKG_DIR) and "<frozen" not in fn:
-            return f
-    return None
-
-
-def _where(frame):
-    if frame is None:
-        return "<unknown location>"
-    code = (frame.line or "").strip()
-    return f"{frame.filename}:{frame.lineno}" + (f": {code}" if code else "")
 
 
 @contextlib.contextmanager
@@ -62,7 +43,7 @@ def _recording_locations():
 
     def create_node(self, *args, **kwargs):
         node = original(self, *args, **kwargs)
-        node.meta["sf_loc"] = _where(user_frame(traceback.extract_stack()))
+        node.meta["sf_loc"] = _source.where(_source.user_frame(traceback.extract_stack()))
         return node
 
     cls.create_node = create_node
@@ -175,7 +156,7 @@ class CompiledFunction:
                 gm = proxy_tensor.make_fx(traced, tracing_mode="real")(*examples)
         except RuntimeError as e:
             if "get value out of a tracing tensor" in str(e) or "data-dependent" in str(e):
-                where = _where(user_frame(traceback.extract_tb(e.__traceback__)))
+                where = _source.where(_source.user_frame(traceback.extract_tb(e.__traceback__)))
                 raise _C.Error(f"{where}: data-dependent control flow (a Python branch or value that reads a "
                                f"tensor's contents) cannot be compiled: the program must be the same for every "
                                f"value of the inputs. Compute both sides with torch.where, or move the "

@@ -18,24 +18,16 @@ P2P is asynchronous, as in eager PyTorch: ``isend``/``irecv_``/``batch_isend_ire
 start transfers and return their tensors; ``wait_tensor`` on such a tensor waits
 for it. Collectives complete before they return, so their ``wait_tensor`` is free.
 """
-import traceback
-
 import torch
 
 from .. import _C
-from . import _tensors
+from . import _source, _tensors
 
 # symmflow namespace -> torch namespace
 TORCH_NAMESPACE = {"c10d": "symmflow", "symm_mem": "symm_mem"}
 SF_NAMESPACE = {v: k for k, v in TORCH_NAMESPACE.items()}
 
 _libs = {}  # torch namespace -> torch.library.Library (kept alive: dropping one unregisters)
-
-
-def _caller():
-    from ._compile import user_frame
-    f = user_frame(traceback.extract_stack())
-    return f"{f.filename}:{f.lineno}" if f else "<unknown location>"
 
 
 def _to_sf_arg(a, op):
@@ -56,7 +48,7 @@ def _to_meta_arg(a, op):
     return a
 
 
-def _results(op, aliases, inputs, results, make):
+def _results(aliases, inputs, results, make):
     """The torch results: an aliased return is the input itself (as in eager PyTorch)."""
     out = []
     for i, r in enumerate(results):
@@ -111,8 +103,8 @@ def _cpu_kernel(sf_name, schema, aliases):
         try:
             res = _C.call_op(sf_name, [_to_sf_arg(a, sf_name) for a in inputs], {})
         except _C.Error as e:
-            raise _C.Error(f"{_caller()}: {e}") from None
-        return _results(sf_name, aliases, inputs, res, _tensors.from_sf)
+            raise _C.Error(f"{_source.caller()}: {e}") from None
+        return _results(aliases, inputs, res, _tensors.from_sf)
     return kernel
 
 
@@ -123,7 +115,7 @@ def _meta_kernel(sf_name, schema, aliases):
     def kernel(*args, **kwargs):
         inputs = _bound(schema, args, kwargs)
         res = _C.call_meta(sf_name, [_to_meta_arg(a, sf_name) for a in inputs], {})
-        return _results(sf_name, aliases, inputs, res, make)
+        return _results(aliases, inputs, res, make)
     return kernel
 
 

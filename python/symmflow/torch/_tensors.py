@@ -50,10 +50,7 @@ def to_sf(t, what="argument"):
     t = as_torch(t, what)
     check_cpu(t, what)
     dtype_name(t.dtype)
-    t = t.detach()
-    if t.dtype == torch.bool:
-        return _C.Tensor.from_dlpack(_dlpack.to_dlpack(t.view(torch.uint8)), True)
-    return _C.Tensor.from_dlpack(_dlpack.to_dlpack(t), False)
+    return to_sf_checked_already(t)
 
 
 def to_sf_checked_already(t):

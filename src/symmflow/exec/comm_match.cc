@@ -10,7 +10,6 @@
 #include "symmflow/ir/parser.h"
 #include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/symm_placement.h"
-#include "symmflow/runtime/backend.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -45,27 +44,6 @@ std::string describe(const CommOp& o) {
       return fmt::format("{} ({}, {} bytes) at {}", o.op, dtype_name(o.dtype), o.bytes, o.where);
   }
   return "?";
-}
-
-// Every rank's text, indexed by world rank, through the backend's bootstrap
-// exchange (a few hundred bytes a round) rather than a collective: a world
-// collective here would be the group's first, and its one-time setup sync —
-// which also drives P2P a peer may be waiting on — would no longer come where
-// the program's first collective does (a generated program with P2P in flight
-// across a symm_mem all_reduce hung that way).
-std::vector<std::string> gather_text(const std::string& mine) {
-  auto& backend = dist::backend();
-  const size_t chunk = backend.max_blob_bytes();
-  const auto sizes = backend.all_gather_blob(std::to_string(mine.size()), "comm_match: sizes");
-  size_t most = 0;
-  for (const auto& n : sizes) most = std::max(most, size_t(std::stoull(n)));
-  std::vector<std::string> out(sizes.size());
-  for (size_t at = 0; at < most; at += chunk) {
-    const auto part = backend.all_gather_blob(at < mine.size() ? mine.substr(at, chunk) : std::string(),
-                                              "comm_match: ops");
-    for (size_t r = 0; r < part.size(); ++r) out[r] += part[r];
-  }
-  return out;
 }
 
 }  // namespace
@@ -211,7 +189,7 @@ void match_communication(const ir::Graph& g) {
   if (dist::world().size() == 1) {
     by_rank.push_back(comm_ops_of(g));  // self-sends still need their receives
   } else {
-    for (const auto& text : gather_text(serialize(comm_ops_of(g)))) by_rank.push_back(deserialize(text));
+    for (const auto& text : dist::all_gather_text(serialize(comm_ops_of(g)), "comm_match")) by_rank.push_back(deserialize(text));
   }
   const std::string why = first_mismatch(by_rank);
   if (!why.empty())

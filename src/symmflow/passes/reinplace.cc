@@ -9,6 +9,7 @@
 
 #include "symmflow/ir/alias.h"
 #include "symmflow/library/dispatcher.h"
+#include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/functionalize.h"
 
 namespace symmflow::passes {
@@ -102,8 +103,7 @@ class Reinplacer {
     // (a returned result gets a fresh buffer either way).
     symmetric_.assign(parent_.size(), false);
     for (Node* n : nodes) {
-      const std::string op = n->op_name();
-      if (op.rfind("c10d::", 0) != 0 && op.rfind("symm_mem::", 0) != 0) continue;
+      if (comm_kind(*n) == CommKind::none) continue;
       for (const Arg& a : n->args()) a.for_each_value([&](Value* v) { symmetric_[size_t(find(v))] = true; });
       for (Value* o : n->outputs())
         if (o->is_tensor()) symmetric_[size_t(find(o))] = true;
@@ -316,9 +316,7 @@ class Reinplacer {
     // it would live in the arena and every run would copy it out to the caller;
     // functional, its kernel writes the caller's fresh output directly.
     // (A communication op's own in-place twin is the point of this pass: exempt.)
-    const std::string op = n->op_name();
-    const bool communicates = op.rfind("c10d::", 0) == 0 || op.rfind("symm_mem::", 0) == 0;
-    if (!communicates && symmetric_[size_t(find(target))] && reads_[size_t(find(n->output(0)))].read_at_end())
+    if (comm_kind(*n) == CommKind::none && symmetric_[size_t(find(target))] && reads_[size_t(find(n->output(0)))].read_at_end())
       return false;
     Node* scatter = nullptr;
     if (!may_write_in_place(n, target, n->output(0), &scatter)) return false;

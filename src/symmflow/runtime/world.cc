@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -183,6 +184,21 @@ ProcessGroup& group(const std::string& name) {
 }
 
 Backend& backend() { return *state("backend").backend; }
+
+std::vector<std::string> all_gather_text(const std::string& mine, std::string_view what) {
+  auto& b = backend();
+  const size_t chunk = b.max_blob_bytes();
+  const std::string sizes_what = std::string(what) + ": sizes";
+  const auto sizes = b.all_gather_blob(std::to_string(mine.size()), sizes_what);
+  size_t most = 0;
+  for (const auto& n : sizes) most = std::max(most, size_t(std::stoull(n)));
+  std::vector<std::string> out(sizes.size());
+  for (size_t at = 0; at < most; at += chunk) {
+    const auto part = b.all_gather_blob(at < mine.size() ? mine.substr(at, chunk) : std::string(), what);
+    for (size_t r = 0; r < part.size(); ++r) out[r] += part[r];
+  }
+  return out;
+}
 
 void set_timeout(double seconds) {
   SF_CHECK(seconds > 0, "dist::set_timeout: expected a positive number of seconds, found {}",

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symmflow/runtime/backend.h"
@@ -43,6 +44,14 @@ ProcessGroup* new_group(const std::vector<int>& world_ranks, const std::string& 
 // The group called `name` ("world" included); an Error if there is none.
 ProcessGroup& group(const std::string& name);
 Backend& backend();
+
+// Every world rank's text, indexed by world rank, through the backend's
+// bootstrap exchange (chunks of max_blob_bytes()) rather than a collective: a
+// world collective would become the group's first, and move its one-time setup
+// sync — which also drives P2P a peer may be waiting on — away from where the
+// program's first collective is (a generated program with P2P in flight across
+// a symm_mem all_reduce hung that way). `what` names the exchange in errors.
+std::vector<std::string> all_gather_text(const std::string& mine, std::string_view what);
 
 // The deadline of every wait, in seconds (default: SYMMFLOW_TIMEOUT or 300).
 void set_timeout(double seconds);
