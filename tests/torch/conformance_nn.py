@@ -478,12 +478,11 @@ def gen_baddbmm(g):
               "%r = aten::baddbmm(%c, %a, %b)", "r")
     g.add(B, "beta-alpha", [("c", T("f32", 4)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 5, 4))],
           "%r = aten::baddbmm(%c, %a, %b, beta=0.5, alpha=0.125)", "r")
-    # self at full size: with a broadcast self [1, 1, 4] and beta=0, PyTorch 1.13's
-    # CPU kernel returned NaNs (0xffffc7a8, not from the inputs) in 2 of about 6 full
-    # conformance runs on 2026-11-25, never when run alone; the reference must be stable.
-    g.add(B, "beta-zero-ignores-nan", [("c", T("f32", 2, 3, 4)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 5, 4))],
-          "%r = aten::baddbmm(%c, %a, %b, beta=0, alpha=0.5)", "r",
-          inputs={"c": special_array("f32", [2, 3, 4], [float("nan"), float("inf"), 1.0, 2.0] * 6)})
+    # No beta=0 case against PyTorch: 1.13's CPU baddbmm with beta=0 returns stray
+    # NaNs (0xffffc7a8, 0xffffffbc: bits not in the inputs) in about 1 full run in 3,
+    # with a broadcast self and with a full-size one alike, so it is no reference.
+    # That beta=0 never reads self (NaN included) is kernels/matmul_test.cc's
+    # Matmul.Baddbmm.
     g.add(B, "transposed", [("c", T("f32", 1)), ("a", T("f32", 2, 3, 5)), ("b", T("f32", 2, 4, 5))],
           ["%bt = aten::transpose(%b, 1, 2)", "%r = aten::baddbmm(%c, %a, %bt)"], "r")
     g.add(B, "empty-k", [("c", T("f32", 2, 3, 4)), ("a", T("f32", 2, 3, 0)), ("b", T("f32", 2, 0, 4))],
