@@ -1,11 +1,14 @@
-# sf_layer(NAME DEPS a b ...): the sources of src/symmflow/NAME (and of its
-# subfolders: runtime/shm, runtime/net, ...) as an object library
+# sf_layer(NAME DEPS a b ... [TEST_DEPS c ...]): the sources of src/symmflow/NAME
+# (and of its subfolders: runtime/shm, runtime/net, ...) as an object library
 # sf_NAME, and its unit tests (NAME/*_test.cc) as the executable NAME_tests linked
-# with the objects of NAME and of every layer it depends on. Each layer can be built
+# with the objects of NAME and of every layer it depends on, plus TEST_DEPS:
+# layers only its tests use (exec's tests compile programs with passes, which the
+# executor itself must not use). Each layer can be built
 # and tested on its own, so a broken upper layer never blocks a lower one.
 set(SF_LAYERS "")
+file(WRITE ${CMAKE_BINARY_DIR}/sf_layers.txt "")
 function(sf_layer name)
-  cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
+  cmake_parse_arguments(L "" "" "DEPS;TEST_DEPS" ${ARGN})
   set(dir ${CMAKE_SOURCE_DIR}/src/symmflow/${name})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${dir}/*.cc)
   file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
@@ -25,11 +28,19 @@ function(sf_layer name)
   endforeach()
   list(REMOVE_DUPLICATES closure)
   set(SF_CLOSURE_${name} ${closure} CACHE INTERNAL "")
+  # For the layering test (cmake/layering_check.cmake): which headers it may include.
+  string(REPLACE ";" " " deps_text "${closure}")
+  file(APPEND ${CMAKE_BINARY_DIR}/sf_layers.txt "${name}: ${deps_text}\n")
   if(tests)
     add_executable(${name}_tests ${tests})
     # Linking an object library directly adds its objects, so every layer of the
     # closure is linked directly (objects do not propagate transitively).
-    foreach(l IN LISTS closure)
+    set(test_closure ${closure})
+    foreach(d IN LISTS L_TEST_DEPS)
+      list(APPEND test_closure ${SF_CLOSURE_${d}})
+    endforeach()
+    list(REMOVE_DUPLICATES test_closure)
+    foreach(l IN LISTS test_closure)
       target_link_libraries(${name}_tests PRIVATE sf_${l})
     endforeach()
     target_link_libraries(${name}_tests PRIVATE GTest::gtest GTest::gtest_main)

@@ -4,8 +4,7 @@
 
 #include <cstring>
 
-#include "symmflow/passes/comm_ops.h"
-#include "symmflow/passes/memory_plan.h"
+#include "symmflow/ir/comm_ops.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/world.h"
 
@@ -51,7 +50,7 @@ struct RegionEntry {
 std::vector<RegionEntry> collective_region(const ir::Graph& g) {
   std::vector<const ir::Node*> collectives;
   for (const ir::Node* n : g.nodes())
-    if (passes::comm_kind(*n) == passes::CommKind::collective || passes::comm_kind(*n) == passes::CommKind::effect)
+    if (ir::comm_kind(*n) == ir::CommKind::collective || ir::comm_kind(*n) == ir::CommKind::effect)
       collectives.push_back(n);
   std::vector<RegionEntry> out;
   for (const auto& c : g.plan().collective_buffers) {
@@ -161,7 +160,7 @@ const void* ProgramArenas::base(ir::Arena a) const {
 void ProgramArenas::arm_sentinels(const std::vector<int>& ids) {
   for (int id : ids) {
     auto& st = slots_.at(id);
-    std::memset(static_cast<char*>(st->data()) + st->nbytes(), kSentinel, passes::kSentinelBytes);
+    std::memset(static_cast<char*>(st->data()) + st->nbytes(), kSentinel, ir::kSentinelBytes);
   }
 }
 
@@ -169,7 +168,7 @@ void ProgramArenas::check_sentinels(const std::vector<int>& ids, const ir::Graph
   for (int id : ids) {
     const auto& st = slots_.at(id);
     const auto* p = static_cast<const unsigned char*>(st->data()) + st->nbytes();
-    for (int64_t i = 0; i < passes::kSentinelBytes; ++i)
+    for (int64_t i = 0; i < ir::kSentinelBytes; ++i)
       SF_CHECK(p[i] == kSentinel,
                "compiled program @{}: a write ran past the end of %{} ({} bytes): its sentinel byte {} is {:#x}",
                g.name(), g.value(size_t(id))->name(), st->nbytes(), i, p[i]);

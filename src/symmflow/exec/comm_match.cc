@@ -7,9 +7,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "symmflow/ir/comm_ops.h"
 #include "symmflow/ir/parser.h"
-#include "symmflow/passes/comm_ops.h"
-#include "symmflow/passes/symm_placement.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -52,12 +51,12 @@ std::vector<CommOp> comm_ops_of(const ir::Graph& g) {
   std::vector<CommOp> out;
   const std::string file = g.file().empty() ? "<graph>" : g.file();
   for (const ir::Node* n : g.nodes()) {
-    const auto kind = passes::comm_kind(*n);
-    if (kind != passes::CommKind::p2p && kind != passes::CommKind::collective) continue;
+    const auto kind = ir::comm_kind(*n);
+    if (kind != ir::CommKind::p2p && kind != ir::CommKind::collective) continue;
     // A traced program has no lines: its ops are named by their place.
     const std::string where = n->loc().line > 0 ? fmt::format("{}:{}:{}", file, n->loc().line, n->loc().col)
                                                 : fmt::format("{}: op {} of @{}", file, g.position(n) + 1, g.name());
-    const std::string group = passes::group_of(*n);
+    const std::string group = ir::group_of(*n);
     auto add = [&](CommOp::Kind k, const ir::Value* t, int peer, int64_t tag) {
       out.push_back({k, peer, tag, t->type().dtype, t->type().nbytes(), n->op_name(), group, where});
     };

@@ -6,12 +6,8 @@
 #include <unordered_map>
 
 #include "symmflow/exec/interpreter.h"
-#include "symmflow/ir/alias.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/ops/work_registry.h"
-#include "symmflow/passes/comm_ops.h"
-#include "symmflow/passes/memory_plan.h"
-#include "symmflow/passes/symm_placement.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/world.h"
 
@@ -19,48 +15,28 @@ namespace symmflow::exec {
 
 namespace {
 
-dist::AllReduceAlgo algo_named(const std::string& a) {
-  if (a == "one_shot") return dist::AllReduceAlgo::one_shot;
-  if (a == "two_shot") return dist::AllReduceAlgo::two_shot;
-  return dist::AllReduceAlgo::automatic;
+const ir::ExecPlan& plan_of(const ir::Graph& g) {
+  const ir::ExecPlan* p = g.exec_plan();
+  SF_CHECK(p && p->built, "@{}: no executable plan: compile the graph with passes::optimize before running it",
+           g.name());
+  SF_CHECK(p->instructions.size() == g.size(),
+           "@{}: the executable plan has {} instructions for {} nodes: the graph changed after it was compiled",
+           g.name(), p->instructions.size(), g.size());
+  return *p;
+}
+
+dist::AllReduceAlgo runtime_algo(ir::Algorithm a) {
+  switch (a) {
+    case ir::Algorithm::one_shot: return dist::AllReduceAlgo::one_shot;
+    case ir::Algorithm::two_shot: return dist::AllReduceAlgo::two_shot;
+    default: return dist::AllReduceAlgo::automatic;
+  }
 }
 
 }  // namespace
 
-CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)) {
-  // A graph that did not go through the whole pipeline still runs: its
-  // registered symmetric arguments are placed, its buffers planned.
-  if (!g_->plan().planned) {
-    passes::SymmPlacement().run(*g_);
-    passes::MemoryPlanning().run(*g_);
-  }
-  const auto& plan = g_->plan();
-  auto roots = ir::storage_roots(*g_);
-  const auto pairs = passes::async_pairs(*g_);
-  for (const ir::Node* n : g_->nodes()) {
-    Step s{n, {}, {}, false, algo_named(n->algorithm())};
-    s.start_async = passes::comm_kind(*n) == passes::CommKind::collective && pairs.waits_of.count(n);
-    const ir::Node* comm = passes::issues_comm(*n) ? n : nullptr;
-    if (auto it = pairs.start_of.find(n); it != pairs.start_of.end()) {
-      s.start = int(g_->position(it->second));  // steps are the nodes, in order
-      comm = it->second;
-    }
-    if (comm) s.group = passes::group_of(*comm);
-    if (auto it = pairs.waits_of.find(n); it != pairs.waits_of.end()) s.waits = int(it->second.size());
-    s.label = n->op_name();
-    if (!n->outputs().empty()) s.label += " %" + n->output(0)->name();
-    for (const ir::Value* o : n->outputs()) {
-      if (plan.slots.count(o->id())) s.planned.push_back(o->id());
-      if (roots[size_t(o->id())] == o && o->type().storage_bytes() > 0) s.fresh.push_back(o->id());
-      // Results the plan cannot place (an opaque op's, or the copies a node still
-      // in functional form makes) are allocated symmetric around the node.
-      if (o->symmetric() && roots[size_t(o->id())] == o && (!passes::is_builtin_op(*n) || n->functional()))
-        s.scoped = true;
-    }
-    steps_.push_back(std::move(s));
-  }
-  for (const ir::Value* in : g_->inputs()) input_symmetric_.push_back(in->is_tensor() && in->symmetric());
-  input_written_ = written_inputs(*g_);
+CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)), plan_(plan_of(*g_)) {
+  pg_.assign(plan_.instructions.size(), nullptr);
   caller_symmetric_.assign(g_->inputs().size(), false);
   copies_ = copy_report(*g_, caller_symmetric_);
   arenas_ = std::make_unique<ProgramArenas>(*g_);
@@ -116,40 +92,41 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value* p = g_->inputs()[i];
     IValue v = inputs[i];
-    if (input_symmetric_[i] && !v.to_tensor().is_symmetric()) {
+    if (plan_.input_symmetric[i] && !v.to_tensor().is_symmetric()) {
       // Placement wants it symmetric and the caller's tensor is not: copy it in.
       const Tensor& t = v.to_tensor();
       Tensor s(arenas_->storage(p->id()), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
       kernels::copy_(s, t);
       ++last_.executor_copies;
       last_.executor_copy_bytes += int64_t(s.nbytes());
-      if (input_written_[i]) copy_back.emplace_back(t, s);
+      if (plan_.input_written[i]) copy_back.emplace_back(t, s);
       v = IValue(s);
     }
     env_[size_t(p->id())] = v;
   }
   if (timeline_) timeline_->events.clear();
-  std::vector<double> started(steps_.size(), 0);  // the trace: when each step began
+  const auto& steps = plan_.instructions;
+  std::vector<double> started(steps.size(), 0);  // the trace: when each step began
   in_flight_.clear();
-  open_.assign(steps_.size(), 0);
+  open_.assign(steps.size(), 0);
   // The runtime's staged copies, by the op that caused them: what a step adds
   // to the counters goes to its communication op (a wait's to its start). What
   // progress between steps adds cannot be told apart when several ops are in
   // flight: it stays unattributed (one entry of its own).
-  std::vector<dist::CopyStats> staged(steps_.size());
+  std::vector<dist::CopyStats> staged(steps.size());
   auto charge = [&](int owner, const dist::CopyStats& before) {
     const auto now = dist::staged_copy_stats();
     staged[size_t(owner)].count += now.count - before.count;
     staged[size_t(owner)].bytes += now.bytes - before.bytes;
   };
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    Step& s = steps_[i];
-    if (!s.group.empty() && !s.pg) s.pg = &dist::group(s.group);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const ir::Instruction& s = steps[i];
+    if (!s.group.empty() && !pg_[i]) pg_[i] = &dist::group(s.group);
     if (!in_flight_.empty()) progress_in_flight();
     const auto before_step = dist::staged_copy_stats();
     const double t0 = timeline_ ? Timeline::now_us() : 0;
     OpContext ctx(DispatchKey::CPU);
-    dist::AllReduceAlgo algo = s.algo;
+    dist::AllReduceAlgo algo = runtime_algo(s.algorithm);
     if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
     ops::StartAsync async;
     if (s.start_async) ctx.set(&async);
@@ -175,8 +152,8 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
         if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
     }
     charge(s.start >= 0 ? s.start : int(i), before_step);
-    if (s.waits > 0) {
-      open_[i] = s.waits;
+    if (!s.waits.empty()) {
+      open_[i] = int(s.waits.size());
       in_flight_.push_back(int(i));
     }
     if (s.start >= 0 && --open_[size_t(s.start)] == 0)
@@ -189,7 +166,7 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       };
       timeline_->events.push_back({s.label, where(s.node), TraceEvent::compute, t0, t1 - t0});
       if (s.start >= 0 && open_[size_t(s.start)] == 0) {  // its last wait: the op's whole window
-        const Step& st = steps_[size_t(s.start)];
+        const ir::Instruction& st = steps[size_t(s.start)];
         timeline_->events.push_back(
             {st.label, where(st.node), TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
       }
@@ -216,8 +193,8 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   env_.clear();  // nothing but the outputs stays referenced between runs
   const auto staged_after = dist::staged_copy_stats();
   int64_t attributed = 0, attributed_bytes = 0;
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    copies_.add_staged(steps_[i].node, int64_t(staged[i].count), int64_t(staged[i].bytes));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    copies_.add_staged(steps[i].node, int64_t(staged[i].count), int64_t(staged[i].bytes));
     attributed += int64_t(staged[i].count);
     attributed_bytes += int64_t(staged[i].bytes);
   }
@@ -229,7 +206,7 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
 void CompiledProgram::progress_in_flight() {
   dist::ProcessGroup* last = nullptr;
   for (int i : in_flight_)
-    if (dist::ProcessGroup* g = steps_[size_t(i)].pg; g != last) dist::progress(*(last = g));
+    if (dist::ProcessGroup* g = pg_[size_t(i)]; g != last) dist::progress(*(last = g));
 }
 
 ProgramStats CompiledProgram::stats() const {

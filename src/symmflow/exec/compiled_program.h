@@ -1,6 +1,7 @@
-// CompiledProgram: an optimized graph ready to run again and again. Its
-// instruction list is the graph's nodes in order, with each node's planned
-// buffers, algorithm and symmetric-memory needs resolved once at load:
+// CompiledProgram: an optimized graph ready to run again and again. It runs the
+// graph's executable plan (ir/exec_plan.h: the instructions with their planned
+// buffers, algorithm, start/wait pairs and symmetric-memory needs, built once by
+// the pipeline's last step) and derives nothing itself:
 // - the memory plan's arenas are allocated at load (the symmetric one is one
 //   collective allocation, checked across ranks first) and every run reuses
 //   them: same addresses, no allocation for planned buffers;
@@ -17,7 +18,7 @@
 // pass of progress on the groups concerned, so transfers move during compute
 // without a progress thread (docs/compiler.md says why).
 //
-//   passes::optimize(*g);
+//   passes::optimize(*g);                 // builds the executable plan
 //   CompiledProgram prog(std::move(g));   // collective when the plan has symmetric buffers
 //   auto outs = prog.run(inputs);
 #pragma once
@@ -30,6 +31,7 @@
 #include "symmflow/exec/copy_report.h"
 #include "symmflow/exec/timeline.h"
 #include "symmflow/exec/replay_allocator.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/graph.h"
 #include "symmflow/runtime/collectives/collectives.h"
 
@@ -67,24 +69,11 @@ class CompiledProgram {
 
  private:
   bool arena_backed(const Tensor& t) const;
-  struct Step {
-    const ir::Node* node;
-    std::vector<int> planned;    // ids of the results that have a planned buffer, in order
-    std::vector<int> fresh;      // ids of the results with storage of their own (planned or not), in order
-    bool scoped = false;         // an opaque custom op whose results must be symmetric
-    dist::AllReduceAlgo algo = dist::AllReduceAlgo::automatic;
-    bool start_async = false;  // a collective some wait completes (run with StartAsync)
-    int waits = 0;             // an asynchronous start (P2P or collective): its waits
-    int start = -1;            // a wait: the step that started what it waits for
-    std::string group;         // the group it communicates in ("" for compute)
-    dist::ProcessGroup* pg = nullptr;  // that group, found at the first run
-    std::string label;         // "aten::mm %y" (the trace)
-  };
   void progress_in_flight();
   std::unique_ptr<ir::Graph> g_;
-  std::vector<Step> steps_;
+  const ir::ExecPlan& plan_;             // g_'s executable plan: what run() executes
+  std::vector<dist::ProcessGroup*> pg_;  // per instruction: its group, found at the first run
   std::unique_ptr<ProgramArenas> arenas_;
-  std::vector<bool> input_symmetric_, input_written_;
   std::vector<bool> caller_symmetric_;  // the last run's inputs: which were symmetric
   CopyReport copies_;                   // the last run's (copy_report for caller_symmetric_)
   std::vector<IValue> env_;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "symmflow/exec/input_fill.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/kernels/layer_norm.h"
 #include "symmflow/passes/pipeline.h"
@@ -29,6 +30,40 @@ std::unique_ptr<CompiledProgram> compile_text(const std::string& text, int rank,
   auto g = ir::parse_graph(text, {"t.sf", rank, world});
   passes::optimize(*g, {});
   return std::make_unique<CompiledProgram>(std::move(g));
+}
+
+// The executor runs the plan the pipeline built and derives nothing: a graph
+// that was never compiled is refused, naming the remedy, rather than planned here.
+TEST(CompiledProgram, RefusesAGraphWithoutAnExecutablePlan) {
+  auto g = ir::parse_graph("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, 2.0)\n  return %y\n}", {"t.sf", 0, 1});
+  try {
+    CompiledProgram prog(std::move(g));
+    FAIL() << "an uncompiled graph was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no executable plan"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("passes::optimize"), std::string::npos) << e.what();
+  }
+}
+
+// The plan's typed facts: the all_reduce's algorithm is an enum, its wait names
+// it, and the executor's label and group come from the same instruction.
+TEST(CompiledProgram, PlanPairsTheAllReduceWithItsWait) {
+  auto g = ir::parse_graph(kTpMlp, {"t.sf", 0, 1});
+  passes::optimize(*g, {});
+  const auto& steps = g->exec_plan()->instructions;
+  int start = -1, wait = -1;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind == ir::InstrKind::collective) start = int(i);
+    if (steps[i].kind == ir::InstrKind::wait) wait = int(i);
+  }
+  ASSERT_GE(start, 0);
+  ASSERT_GT(wait, start);
+  EXPECT_EQ(steps[size_t(start)].waits, std::vector<int>{wait});
+  EXPECT_TRUE(steps[size_t(start)].start_async);
+  EXPECT_EQ(steps[size_t(wait)].start, start);
+  EXPECT_EQ(steps[size_t(start)].group, "world");
+  EXPECT_EQ(steps[size_t(start)].algorithm, ir::Algorithm::one_shot);
+  EXPECT_EQ(steps[size_t(start)].label, "c10d::all_reduce_ %r");  // reinplaced into %y
 }
 
 TEST(CompiledProgram, SymmetricBuffersKeepTheirAddressesFor100Runs) {

@@ -14,24 +14,24 @@
 //                          is still read, or a node left functional (copies
 //                          what it writes)
 //
-// Everything but `staged` follows from the optimized graph, its memory plan and
-// which inputs the caller passes symmetric; the executor makes exactly these
-// copies (compiled_program_test checks its counters against this report).
+// Everything but `staged` is the executable plan's (ir/exec_plan.h, built once
+// by the pipeline), filtered by which inputs the caller passes symmetric; the
+// executor makes exactly these copies (compiled_program_test checks its
+// counters against this report).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/graph.h"
 
 namespace symmflow::exec {
 
-enum class CopyOrigin : uint8_t { input_to_symmetric, output_from_symmetric, staged, reinplace };
-inline constexpr CopyOrigin kCopyOrigins[] = {CopyOrigin::input_to_symmetric, CopyOrigin::output_from_symmetric,
-                                              CopyOrigin::staged, CopyOrigin::reinplace};
-// The JSON keys: "inputs_to_symmetric", "outputs_from_symmetric", "staged", "reinplace".
-std::string_view origin_name(CopyOrigin o);
+using ir::CopyOrigin;
+using ir::kCopyOrigins;
+using ir::origin_name;
 
 struct CopyEntry {
   CopyOrigin origin = CopyOrigin::reinplace;
@@ -56,11 +56,9 @@ struct CopyReport {
 };
 
 // The copies one run of `optimized` makes when input i is passed symmetric
-// exactly where symmetric_inputs[i] (missing entries: not symmetric).
+// exactly where symmetric_inputs[i] (missing entries: not symmetric): the
+// executable plan's copies (ir/exec_plan.h), less those of inputs passed
+// symmetric. An Error when the graph has no executable plan.
 CopyReport copy_report(const ir::Graph& optimized, const std::vector<bool>& symmetric_inputs = {});
-
-// Whether each graph input's storage is written by the program (a copy into
-// symmetric memory is copied back then).
-std::vector<bool> written_inputs(const ir::Graph& g);
 
 }  // namespace symmflow::exec

@@ -1,19 +1,65 @@
 #include "symmflow/exec/explain.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/printer.h"
-#include "symmflow/passes/schedule.h"
 
 namespace symmflow::exec {
+
+namespace {
+
+// Each asynchronous op of the plan and the compute that runs while it is in
+// flight (its instruction up to its last wait).
+std::string explain_overlap(const ir::Graph& g, const ir::ExecPlan& plan) {
+  const auto& steps = plan.instructions;
+  auto where = [&](const ir::Node* n) {
+    return n->loc().line ? fmt::format(" ({}:{})", g.file().empty() ? "<input>" : g.file(), n->loc().line)
+                         : std::string();
+  };
+  auto label = [&](const ir::Node* n) {
+    std::vector<std::string> outs;
+    for (const ir::Value* v : n->outputs()) outs.push_back("%" + v->name());
+    return fmt::format("{}{}{}", outs.empty() ? "" : fmt::format("{} = ", fmt::join(outs, ", ")), n->op_name(),
+                       where(n));
+  };
+  std::string s;
+  int count = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].waits.empty()) continue;
+    ++count;
+    const size_t last = size_t(*std::max_element(steps[i].waits.begin(), steps[i].waits.end()));
+    // The kernels that run while it is in flight (views cost nothing: not listed).
+    std::vector<std::string> compute;
+    for (size_t j = i + 1; j < last; ++j)
+      if (steps[j].kind == ir::InstrKind::compute) compute.push_back(steps[j].label);
+    constexpr size_t kListed = 8;
+    std::string list = fmt::format(
+        "{}", fmt::join(compute.begin(), compute.begin() + long(std::min(compute.size(), kListed)), ", "));
+    if (compute.size() > kListed) list += fmt::format(", ... ({} more)", compute.size() - kListed);
+    s += fmt::format("  {}\n    in flight until instruction {} of {}; overlaps {}\n", label(steps[i].node), last + 1,
+                     steps.size(),
+                     compute.empty() ? "no compute (its result is needed at once)"
+                                     : fmt::format("{} kernel{}: {}", compute.size(), compute.size() == 1 ? "" : "s",
+                                                   list));
+  }
+  return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
+}
+
+}  // namespace
 
 std::string explain(const ir::Graph& g) { return explain(g, copy_report(g)); }
 
 std::string explain(const ir::Graph& g, const CopyReport& copies) {
+  const ir::ExecPlan* plan = g.exec_plan();
+  SF_CHECK(plan, "explain @{}: no executable plan: the program was not compiled", g.name());
   std::string out;
   int in_place = 0;
-  for (const ir::Node* n : g.nodes())
-    if (!n->functional() && !n->writes().empty() && n->note().empty()) ++in_place;
+  for (const ir::Instruction& s : plan->instructions)
+    if (!s.node->functional() && !s.node->writes().empty() && s.node->origin() == ir::NodeOrigin::program) ++in_place;
   // Every copy the header counts, one line each (the header is their sum).
   for (const CopyEntry& e : copies.entries) {
     const std::string where = e.loc.line ? fmt::format("{}:{}", e.loc.line, e.loc.col) : e.value;
@@ -23,23 +69,24 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
   if (!copies.staged_measured)
     out += "  staged copies (communication buffers that are not symmetric) are counted when the program runs "
            "(symmflow run --explain)\n";
-  const auto& plan = g.plan();
-  for (const auto& d : plan.decisions) out += fmt::format("  symmetric {} for {}: {}\n", d.value, d.op, d.reason);
-  for (const ir::Node* n : g.nodes())
-    if (!n->algorithm().empty())
-      out += fmt::format("  {}:{}: {} runs {}\n", n->loc().line, n->loc().col, n->op_name(), n->algorithm());
+  const auto& mem = g.plan();
+  for (const auto& d : mem.decisions) out += fmt::format("  symmetric {} for {}: {}\n", d.value, d.op, d.reason);
+  for (const ir::Instruction& s : plan->instructions)
+    if (s.algorithm != ir::Algorithm::none)
+      out += fmt::format("  {}:{}: {} runs {}\n", s.node->loc().line, s.node->loc().col, s.node->op_name(),
+                         ir::algorithm_name(s.algorithm));
   {
     // The overlap the schedule gives each communication op, indented like the rest.
-    std::string ov = passes::explain_overlap(g);
+    std::string ov = explain_overlap(g, *plan);
     for (size_t b = 0, e; b < ov.size(); b = e + 1) {
       e = ov.find('\n', b);
       if (e == std::string::npos) e = ov.size();
       out += "  " + ov.substr(b, e - b) + "\n";
     }
   }
-  if (plan.planned)
+  if (mem.planned)
     out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes{}\n",
-                       plan.slots.size(), plan.arena_bytes[0], plan.arena_bytes[1], ir::symmetric_regions(plan));
+                       mem.slots.size(), mem.arena_bytes[0], mem.arena_bytes[1], ir::symmetric_regions(mem));
   return fmt::format("explain @{} (rank {} of {}): {} ops, {} run in place, {} cop{} ({} bytes)\n{}", g.name(),
                      g.rank(), g.world(), g.size(), in_place, copies.count(), copies.count() == 1 ? "y" : "ies",
                      copies.bytes(), out);

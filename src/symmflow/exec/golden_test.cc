@@ -28,7 +28,7 @@
 
 #include "symmflow/core/params.h"
 #include "symmflow/exec/input_fill.h"
-#include "symmflow/exec/program_runner.h"
+#include "symmflow/exec/bitwise_diff.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"

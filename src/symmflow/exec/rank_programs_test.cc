@@ -10,7 +10,7 @@
 #include "symmflow/exec/compiled_program.h"
 #include "symmflow/exec/input_fill.h"
 #include "symmflow/exec/interpreter.h"
-#include "symmflow/exec/program_runner.h"
+#include "symmflow/exec/bitwise_diff.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/passes/pipeline.h"
 #include "symmflow/runtime/launcher.h"

@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "symmflow/core/error.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/kernels/views.h"
 #include "symmflow/library/dispatcher.h"
 
@@ -716,6 +717,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     c->functional_ = n->functional_;
     c->num_returns_ = n->num_returns_;
     c->loc_ = n->loc_;
+    c->origin_ = n->origin_;
     c->note_ = n->note_;
     c->algorithm_ = n->algorithm_;
     for (const auto& a : n->args_) c->args_.push_back(remap(a));
@@ -735,6 +737,24 @@ std::unique_ptr<Graph> Graph::clone() const {
   for (Value* o : outputs_) outs.push_back(map[size_t(o->id())]);
   g->set_outputs(std::move(outs));
   return g;
+}
+
+
+Graph::Graph(std::string name, int rank, int world) : name_(std::move(name)), rank_(rank), world_(world) {}
+
+Graph::~Graph() = default;
+
+void Graph::set_exec_plan(std::unique_ptr<ExecPlan> p) { exec_plan_ = std::move(p); }
+
+std::string_view algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::none: return "";
+    case Algorithm::direct: return "direct";
+    case Algorithm::one_shot: return "one_shot";
+    case Algorithm::two_shot: return "two_shot";
+    case Algorithm::staged: return "staged";
+  }
+  return "?";
 }
 
 }  // namespace symmflow::ir

@@ -36,6 +36,7 @@ namespace symmflow::ir {
 
 class Node;
 class Graph;
+struct ExecPlan;
 
 // Where a node or value came from in a .sf file (or a traced program).
 struct SourceLoc {
@@ -160,6 +161,11 @@ struct MemoryPlan {
   std::vector<PlacementDecision> decisions;
 };
 
+// Planned buffers start at multiples of kBufferAlign bytes; with sentinels on,
+// kSentinelBytes guard bytes follow each (passes/memory_plan.h's rule 4).
+inline constexpr int64_t kBufferAlign = 64;
+inline constexpr int64_t kSentinelBytes = 64;
+
 // One argument: a value, a constant, an int expression over rank/world (its value
 // for this graph's rank is kept beside it), or a list of those.
 struct Arg {
@@ -197,6 +203,18 @@ struct WriteSlot {
   bool operator==(const WriteSlot&) const = default;
 };
 
+// Who made a node: the program, or a pass (reinplace's copy of a value still
+// read after an in-place write; functionalize's epilogue that writes a mutated
+// input's final contents back).
+enum class NodeOrigin : uint8_t { program, reinplace_copy, epilogue };
+
+// How a communication op runs (collective_lowering): none for compute and
+// before lowering; direct (the op's own symmetric-memory path), one_shot and
+// two_shot (all_reduce), staged (a buffer is not symmetric: through the
+// runtime's staging copies).
+enum class Algorithm : uint8_t { none, direct, one_shot, two_shot, staged };
+std::string_view algorithm_name(Algorithm a);  // "one_shot"; "" for none
+
 class Node {
  public:
   Operator& op() const { return *op_; }
@@ -233,14 +251,20 @@ class Node {
   // True for ops with effects beyond their results: collectives, P2P, waits, ops
   // of unknown namespaces (plugins). dce and cse never touch them.
   bool has_effects() const;
-  // Why a pass created this node ("copy: %y is read after the write"), for
-  // --explain and the copy counters; empty for the program's own nodes.
+  // Which pass made this node, if any (typed: the executable plan counts the
+  // copies from it); none for the program's own nodes.
+  NodeOrigin origin() const { return origin_; }
+  // Why a pass created this node ("copy: %y is read after the write"): human
+  // text for the printer and --explain only; nothing decides on it.
   const std::string& note() const { return note_; }
-  void set_note(std::string s) { note_ = std::move(s); }
-  // The algorithm collective_lowering chose ("one_shot", "two_shot", "staged"),
-  // or empty; the executor passes it to the runtime.
-  const std::string& algorithm() const { return algorithm_; }
-  void set_algorithm(std::string a) { algorithm_ = std::move(a); }
+  void set_origin(NodeOrigin o, std::string note) {
+    origin_ = o;
+    note_ = std::move(note);
+  }
+  // The algorithm collective_lowering chose (Algorithm::none before it, and for
+  // compute); the executable plan hands it to the runtime.
+  Algorithm algorithm() const { return algorithm_; }
+  void set_algorithm(Algorithm a) { algorithm_ = a; }
 
  private:
   friend class Graph;
@@ -266,8 +290,9 @@ class Node {
   mutable std::vector<WriteSlot> writes_;
   mutable std::vector<std::optional<WriteSlot>> slots_, aliases_;
   SourceLoc loc_;
+  NodeOrigin origin_ = NodeOrigin::program;
   std::string note_;
-  std::string algorithm_;
+  Algorithm algorithm_ = Algorithm::none;
 };
 
 // Arguments as written at a call site, before binding.
@@ -278,7 +303,8 @@ struct CallArgs {
 
 class Graph {
  public:
-  Graph(std::string name, int rank, int world) : name_(std::move(name)), rank_(rank), world_(world) {}
+  Graph(std::string name, int rank, int world);
+  ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -375,6 +401,10 @@ class Graph {
 
   MemoryPlan& plan() { return plan_; }
   const MemoryPlan& plan() const { return plan_; }
+  // The executable plan (ir/exec_plan.h), beside the memory plan: nullptr until
+  // the pipeline's last step builds it.
+  const ExecPlan* exec_plan() const { return exec_plan_.get(); }
+  void set_exec_plan(std::unique_ptr<ExecPlan> p);
 
   // A graph equal to this one (same names, nodes, types; not the memory plan,
   // whose value ids do not carry over); for passes that need to keep the original.
@@ -405,6 +435,7 @@ class Graph {
   uint64_t order_epoch_ = 0;  // set_order's marks
   mutable bool positions_valid_ = true;  // every node's pos_ is its index in order_
   MemoryPlan plan_;
+  std::unique_ptr<ExecPlan> exec_plan_;
   std::optional<RankSet> rank_set_;
 };
 

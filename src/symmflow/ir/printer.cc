@@ -122,11 +122,12 @@ std::string print_graph(const Graph& g, const PrintOptions& opts) {
       }
     }
     line += fmt::format("{}({})", n->op_name(), fmt::join(args, ", "));
-    if (opts.types && (!n->outputs().empty() || !n->algorithm().empty())) {
+    if (opts.types && (!n->outputs().empty() || n->algorithm() != Algorithm::none)) {
       std::vector<std::string> types;
       for (const Value* o : n->outputs()) types.push_back(o->type().str(true) + placement(g, o));
       line += fmt::format("  # {}", fmt::join(types, ", "));
-      if (!n->algorithm().empty()) line += fmt::format("{}algorithm {}", types.empty() ? "" : "; ", n->algorithm());
+      if (n->algorithm() != Algorithm::none)
+        line += fmt::format("{}algorithm {}", types.empty() ? "" : "; ", algorithm_name(n->algorithm()));
       if (!n->note().empty()) line += "; " + n->note();
     }
     out += line + "\n";

@@ -60,10 +60,10 @@ bool CollectiveLowering::run(ir::Graph& g) {
   bool changed = false;
   for (ir::Node* n : g.nodes()) {
     const auto& s = n->schema();
-    std::string algo;
+    ir::Algorithm algo = ir::Algorithm::none;
     if (s.ns == "symm_mem") {
-      if (s.name.find("all_reduce") == std::string::npos) algo = "direct";
-      else algo = s.name.find("two_shot") != std::string::npos ? "two_shot" : "one_shot";
+      if (s.name.find("all_reduce") == std::string::npos) algo = ir::Algorithm::direct;
+      else algo = s.name.find("two_shot") != std::string::npos ? ir::Algorithm::two_shot : ir::Algorithm::one_shot;
     } else if (s.ns == "c10d" && s.name != "wait_tensor") {
       bool all_symmetric = true;
       int64_t bytes = 0;
@@ -73,11 +73,11 @@ bool CollectiveLowering::run(ir::Graph& g) {
           all_symmetric &= symmetric(v);
           bytes = std::max(bytes, v->type().nbytes());
         });
-      if (!all_symmetric) algo = "staged";
-      else if (!is_all_reduce(*n)) algo = "direct";
-      else algo = g.world() <= 1 || size_t(bytes) <= threshold ? "one_shot" : "two_shot";
+      if (!all_symmetric) algo = ir::Algorithm::staged;
+      else if (!is_all_reduce(*n)) algo = ir::Algorithm::direct;
+      else algo = g.world() <= 1 || size_t(bytes) <= threshold ? ir::Algorithm::one_shot : ir::Algorithm::two_shot;
     }
-    if (!algo.empty() && algo != n->algorithm()) {
+    if (algo != ir::Algorithm::none && algo != n->algorithm()) {
       n->set_algorithm(algo);
       changed = true;
     }

@@ -77,7 +77,7 @@ class Functionalizer {
       // The epilogue: the caller sees the input's final contents.
       Operator& copy = Dispatcher::instance().get("aten::copy_");
       Node* epilogue = g_.make_node(copy, {Arg(in), Arg(cur(in)), Arg(IValue(false))}, false);
-      epilogue->set_note(std::string(kEpilogueNote));
+      epilogue->set_origin(ir::NodeOrigin::epilogue, "epilogue: the caller sees the input's final contents");
       emit(epilogue);
       changed = true;
     }

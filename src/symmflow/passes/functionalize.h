@@ -37,10 +37,6 @@ class Functionalize : public Pass {
   bool run(ir::Graph& g) override;
 };
 
-// The note that marks an input's epilogue copy_ (a user's own copy_ into an
-// input is not one).
-inline constexpr std::string_view kEpilogueNote = "epilogue: the caller sees the input's final contents";
-
 // The functional twin of an aten in-place op (`aten::add_.Tensor` ->
 // `aten::add.Tensor`), or nullptr.
 Operator* functional_twin(const Operator& op);

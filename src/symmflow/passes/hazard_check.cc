@@ -4,6 +4,7 @@
 #include "symmflow/passes/hazard_check.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "symmflow/core/strided.h"
 #include "symmflow/ir/alias.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/symm_placement.h"
 
@@ -38,6 +40,8 @@ const char* to_string(Kind k) {
       return "group_order";
     case Kind::never_waited:
       return "never_waited";
+    case Kind::plan_mismatch:
+      return "plan_mismatch";
   }
   return "?";
 }
@@ -242,9 +246,11 @@ class HazardChecker {
     check_group_order();
     check_definitions();
     find_waits();
+    check_plan();
     check_slots();
     simulate();
     check_live_overlap();
+    check_plan_inputs();
   }
 
  private:
@@ -398,6 +404,70 @@ class HazardChecker {
                            "(expected a c10d::wait_tensor(%{}))",
                            describe(n), e.what.empty() ? "its result" : e.what, e.handle->name(), e.handle->name()));
       if (!entries.empty()) entries_.emplace(n, std::move(entries));
+    }
+  }
+
+  // plan_mismatch: the executable plan (what the executor runs, ir/exec_plan.h)
+  // is this schedule under the contract above: the same instructions in order,
+  // each asynchronous op started where this checker puts it in flight and
+  // completed at the waits it found, planned buffers exactly the slotted results.
+  // A graph without a plan (a test's hand-made schedule) is checked as ordered.
+  void check_plan() const {
+    const ir::ExecPlan* plan = g_.exec_plan();
+    if (!plan) return;
+    const auto& steps = plan->instructions;
+    if (steps.size() != nodes_.size())
+      fail(Kind::plan_mismatch, nullptr, nullptr,
+           fmt::format("the executable plan has {} instructions, the schedule {} nodes", steps.size(),
+                       nodes_.size()));
+    for (size_t i = 0; i < steps.size(); ++i) {
+      const Node* n = nodes_[i];
+      const ir::Instruction& s = steps[i];
+      if (s.node != n)
+        fail(Kind::plan_mismatch, n, s.node,
+             fmt::format("instruction {} of the plan runs {}, the schedule {}", i, s.node->op_name(), describe(n)));
+      // The waits this checker pairs with n, by position.
+      std::vector<int> waits;
+      if (auto it = entries_.find(n); it != entries_.end())
+        for (const Entry& e : it->second) waits.push_back(int(pos_.at(wait_of_.at(e.handle))));
+      std::sort(waits.begin(), waits.end());
+      waits.erase(std::unique(waits.begin(), waits.end()), waits.end());
+      std::vector<int> planned_waits = s.waits;
+      std::sort(planned_waits.begin(), planned_waits.end());
+      if (waits != planned_waits || (is_collective(*n) && s.start_async != !waits.empty()))
+        fail(Kind::plan_mismatch, n, nullptr,
+             fmt::format("{}: the plan completes it at instructions [{}], the contract at [{}]", describe(n),
+                         fmt::join(planned_waits, ", "), fmt::join(waits, ", ")));
+      for (int w : waits)
+        if (steps[size_t(w)].start != int(i))
+          fail(Kind::plan_mismatch, nodes_[size_t(w)], n,
+               fmt::format("{}: the plan's wait at instruction {} completes instruction {}, not {}", describe(n), w,
+                           steps[size_t(w)].start, i));
+      std::vector<int> slotted;
+      for (const Value* o : n->outputs())
+        if (g_.plan().slots.count(o->id())) slotted.push_back(o->id());
+      if (slotted != s.planned)
+        fail(Kind::plan_mismatch, n, nullptr,
+             fmt::format("{}: the plan gives planned buffers to {} results, the memory plan has slots for {}",
+                         describe(n), s.planned.size(), slotted.size()));
+    }
+  }
+
+  // plan_mismatch, after the simulation found which inputs are written: an input
+  // the executor copies into symmetric memory has a slot, and is copied back
+  // when the program writes it.
+  void check_plan_inputs() const {
+    const ir::ExecPlan* plan = g_.exec_plan();
+    if (!plan) return;
+    for (size_t i = 0; i < g_.inputs().size(); ++i) {
+      const Value* in = g_.inputs()[i];
+      if (!plan->input_symmetric.at(i)) continue;
+      if (!slot_of(in))
+        fail(Kind::plan_mismatch, nullptr, nullptr,
+             fmt::format("graph input %{} is copied into symmetric memory by the plan, but has no slot", in->name()));
+      if (written_.count(in) && !plan->input_written.at(i))
+        fail(Kind::plan_mismatch, nullptr, nullptr,
+             fmt::format("graph input %{} is written, but the plan does not copy it back", in->name()));
     }
   }
 

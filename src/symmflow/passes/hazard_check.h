@@ -24,8 +24,15 @@
 // - Per process group, the communication ops (c10d, symm_mem:: and plugin ops
 //   with a `group_name`) keep their program order: every rank issues them alike.
 //
+// - The executable plan (ir/exec_plan.h), when the graph has one, is exactly
+//   this: its instructions are the nodes in order, each asynchronous op starts
+//   and completes where the contract above puts it, planned buffers are the
+//   slotted results, and inputs it copies into symmetric memory have slots (and
+//   are copied back when written). The executor runs the plan, so the plan is
+//   what is verified.
+//
 // Checks run in this order, the first failure throws: group_order, use_before_def,
-// never_waited, buffer_too_small, then the simulation (read_before_ready,
+// never_waited, plan_mismatch, buffer_too_small, then the simulation (read_before_ready,
 // overwrite_in_flight, overlapping_buffers), then overlapping_buffers by liveness
 // (two buffers live at once share arena bytes, whether read again or not). It is linear in the nodes plus the
 // in-flight operations each access is compared with (log-time byte ownership).
@@ -48,6 +55,7 @@ struct HazardError : Error {
     buffer_too_small,     // a slot smaller than a value living in it, or past its arena's end
     group_order,          // a group's communication ops are not in program order
     never_waited,         // an async op is still in flight at the end
+    plan_mismatch,        // the executable plan is not this schedule (ir/exec_plan.h)
   };
   HazardError(Kind k, const std::string& msg, const ir::Node* node = nullptr, const ir::Node* other = nullptr)
       : Error(msg), kind(k), node(node), other(other) {}

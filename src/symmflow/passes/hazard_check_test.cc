@@ -27,7 +27,9 @@
 #include <unordered_set>
 
 #include "symmflow/ir/alias.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/parser.h"
+#include "symmflow/passes/exec_plan.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/pipeline.h"
 
@@ -119,7 +121,12 @@ std::optional<HazardError> check(const ir::Graph& g, std::span<const Node* const
   }
   return std::nullopt;
 }
-std::optional<HazardError> check(const Compiled& c) { return check(*c.g, c.program_order); }
+// The executable plan is rebuilt for the (mutated) schedule, as the pipeline's
+// last step would: the mutations test the schedule, not a stale plan.
+std::optional<HazardError> check(const Compiled& c) {
+  BuildExecPlan().run(*c.g);
+  return check(*c.g, c.program_order);
+}
 
 // --- what the test knows of the program (written from the contract, apart from the checker) ---
 
@@ -265,11 +272,13 @@ bool wait_result_pending(const Value* v, const std::unordered_set<const Value*>&
 std::optional<HazardError> check_order(Compiled& c, const std::vector<Node*>& order, bool replan = true) {
   const std::vector<Node*> saved = c.g->nodes();
   const ir::MemoryPlan plan = c.g->plan();
+  auto exec_plan = std::make_unique<ir::ExecPlan>(*c.g->exec_plan());
   c.g->set_order(order);
   if (replan) MemoryPlanning(plan.sentinels).run(*c.g);
-  auto r = check(*c.g, c.program_order);
+  auto r = check(c);
   c.g->set_order(saved);
   c.g->plan() = plan;
+  c.g->set_exec_plan(std::move(exec_plan));
   return r;
 }
 
@@ -609,6 +618,61 @@ TEST(HazardMutations, WaitDeleted) {
   }
   EXPECT_GT(caught, 0);
   EXPECT_GT(synchronous, 0);
+}
+
+// --- the executable plan: the verifier checks what the executor runs ---------------
+
+const Source& ring_overlap() {
+  static const Source s = [] {
+    for (const Source& x : sources({"examples"}))
+      if (x.name.find("ring_overlap.sf") != std::string::npos) return x;
+    throw Error("examples/ring_overlap/ring_overlap.sf not found");
+  }();
+  return s;
+}
+
+// The plan the executor runs is the one checked: a plan corrupted after the
+// pipeline built it is refused even though the schedule itself is sound.
+TEST(HazardPlan, PlanWhoseWaitCompletesTheWrongStartIsRejected) {
+  Compiled c = compile(ring_overlap(), 0, 2);
+  ASSERT_FALSE(check(*c.g, c.program_order));  // the pipeline's own plan passes
+  auto plan = std::make_unique<ir::ExecPlan>(*c.g->exec_plan());
+  int wait = -1;
+  for (size_t i = 0; i < plan->instructions.size() && wait < 0; ++i)
+    if (plan->instructions[i].start >= 0) wait = int(i);
+  ASSERT_GE(wait, 0);
+  plan->instructions[size_t(wait)].start = wait - 1 == plan->instructions[size_t(wait)].start ? wait - 2 : wait - 1;
+  c.g->set_exec_plan(std::move(plan));
+  auto got = check(*c.g, c.program_order);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, Kind::plan_mismatch) << got->what();
+}
+
+TEST(HazardPlan, PlanThatCompletesACommOpTooEarlyIsRejected) {
+  Compiled c = compile(ring_overlap(), 1, 2);
+  auto plan = std::make_unique<ir::ExecPlan>(*c.g->exec_plan());
+  bool cut = false;
+  for (auto& s : plan->instructions)
+    if (!s.waits.empty() && !cut) {
+      s.waits.pop_back();  // the executor would stop tracking it one wait early
+      cut = true;
+    }
+  ASSERT_TRUE(cut);
+  c.g->set_exec_plan(std::move(plan));
+  auto got = check(*c.g, c.program_order);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, Kind::plan_mismatch) << got->what();
+  EXPECT_NE(std::string(got->what()).find("the plan completes it at instructions"), std::string::npos) << got->what();
+}
+
+TEST(HazardPlan, StalePlanAfterReorderIsRejected) {
+  Compiled c = compile(ring_overlap(), 0, 2);
+  std::vector<Node*> order = c.g->nodes();
+  std::swap(order[0], order[1]);  // two views or compute: a schedule change the plan does not know
+  c.g->set_order(order);
+  auto got = check(*c.g, c.program_order);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, Kind::plan_mismatch) << got->what();
 }
 
 // --- hand-written schedules: what must pass, what must not, and what is said ---------

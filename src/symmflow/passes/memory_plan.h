@@ -58,7 +58,7 @@ class MemoryPlanning : public Pass {
   bool sentinels_;
 };
 
-constexpr int64_t kBufferAlign = 64;
-constexpr int64_t kSentinelBytes = 64;
+using ir::kBufferAlign;
+using ir::kSentinelBytes;
 
 }  // namespace symmflow::passes

@@ -9,6 +9,7 @@
 #include "symmflow/ir/verifier.h"
 #include "symmflow/passes/cse.h"
 #include "symmflow/passes/dce.h"
+#include "symmflow/passes/exec_plan.h"
 #include "symmflow/passes/functionalize.h"
 #include "symmflow/passes/hazard_check.h"
 #include "symmflow/passes/collective_lowering.h"
@@ -23,7 +24,7 @@ const std::vector<std::string_view>& pipeline_steps() {
   static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
                                                       "cse",       "reinplace",      "dce.final",
                                                       "symm_placement", "collective_lowering", "schedule",
-                                                      "memory_plan", "hazard_check"};
+                                                      "memory_plan", "exec_plan",    "hazard_check"};
   return steps;
 }
 
@@ -47,6 +48,7 @@ std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& op
   all.push_back(std::make_unique<CollectiveLowering>());
   all.push_back(std::make_unique<Schedule>(opts.schedule));
   all.push_back(std::make_unique<MemoryPlanning>(opts.sentinels));
+  all.push_back(std::make_unique<BuildExecPlan>());
   std::vector<std::string_view> names;
   for (auto& p : all) {
     if (p->name() == name) return std::move(p);
@@ -74,7 +76,8 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   auto race_check = make_pass("race_check", opts), functionalize = make_pass("functionalize", opts),
        dce = make_pass("dce", opts), cse = make_pass("cse", opts), reinplace = make_pass("reinplace", opts),
        placement = make_pass("symm_placement", opts), lowering = make_pass("collective_lowering", opts),
-       schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts);
+       schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts),
+       exec_plan = make_pass("exec_plan", opts);
   step(nullptr);
   // Racy in eager (a receive buffer read before its wait...): the program's
   // fault, named on the source as written.
@@ -92,8 +95,19 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   const std::vector<const ir::Node*> program_order(g.nodes().begin(), g.nodes().end());
   step(schedule.get());
   step(memory_plan.get());
-  // The final order and plan, checked by a simulation that shares no code with
-  // the scheduler (tests, debug builds, --verify).
+  step(exec_plan.get());
+  // A pipeline stopped early still runs: its symmetric arguments are placed, its
+  // buffers planned, and the executable plan built (the executor derives nothing).
+  if (stopped && !g.exec_plan()) {
+    if (!g.plan().planned) {
+      placement->run(g);
+      memory_plan->run(g);
+    }
+    exec_plan->run(g);
+  }
+  // The executable plan over the final order and memory plan, checked by a
+  // simulation that shares no code with the scheduler (tests, debug builds,
+  // --verify).
   if (opts.check_hazards) {
     HazardCheck hazards(program_order);
     step(&hazards);

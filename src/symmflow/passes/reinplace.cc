@@ -22,7 +22,7 @@ namespace {
 
 constexpr size_t kEnd = std::numeric_limits<size_t>::max();
 
-bool is_epilogue_copy(const Node& n, const ir::Graph&) { return n.note() == kEpilogueNote; }
+bool is_epilogue_copy(const Node& n, const ir::Graph&) { return n.origin() == ir::NodeOrigin::epilogue; }
 
 // Same dtype and sizes: the in-place op computes the same values (no promotion,
 // no broadcasting of self); the layout is may_write_in_place's business.
@@ -293,7 +293,8 @@ class Reinplacer {
       // Rule 5: the old value is still read: write a copy of it.
       Operator& clone = Dispatcher::instance().get("aten::clone");
       Node* c = g_.make_node(clone, {Arg(target), Arg(IValue())}, false, n->loc());
-      c->set_note(fmt::format("copy: %{} is read after {} writes it", target->name(), n->op_name()));
+      c->set_origin(ir::NodeOrigin::reinplace_copy,
+                    fmt::format("copy: %{} is read after {} writes it", target->name(), n->op_name()));
       g_.name_after(c->output(0), target);
       order->push_back(c);
       g_.set_value_at(n, *slots[i], c->output(0));

@@ -88,12 +88,6 @@ struct NodeAccesses {
   std::vector<std::pair<const Value*, Access>> list;
 };
 
-bool is_pure_view(const Node& n) {
-  if (comm_kind(n) != CommKind::none || n.functional() || !n.writes().empty()) return false;
-  auto aliases = n.output_aliases();
-  return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
-}
-
 // The bytes of v's storage that node idx reads or writes, when v has a storage.
 void add_access(NodeAccesses& acc, const Value* v, int idx, bool write, const std::vector<Value*>& roots) {
   if (!is_tensor_value(v) || !roots[size_t(v->id())]) return;
@@ -290,42 +284,6 @@ bool Schedule::run(ir::Graph& g) {
   changed |= out != nodes;
   g.set_order(std::move(out));
   return changed;
-}
-
-std::string explain_overlap(const ir::Graph& g) {
-  const auto pairs = async_pairs(g);
-  const auto& nodes = g.nodes();
-  auto where = [&](const Node* n) {
-    return n->loc().line ? fmt::format(" ({}:{})", g.file().empty() ? "<input>" : g.file(), n->loc().line) : std::string();
-  };
-  auto label = [&](const Node* n) {
-    std::vector<std::string> outs;
-    for (const Value* v : n->outputs()) outs.push_back("%" + v->name());
-    return fmt::format("{}{}{}", outs.empty() ? "" : fmt::format("{} = ", fmt::join(outs, ", ")), n->op_name(), where(n));
-  };
-  std::string s;
-  int count = 0;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    auto it = pairs.waits_of.find(nodes[i]);
-    if (it == pairs.waits_of.end()) continue;
-    ++count;
-    size_t last = i;
-    for (const Node* w : it->second) last = std::max(last, g.position(w));
-    // The kernels that run while it is in flight (views cost nothing: not listed).
-    std::vector<std::string> compute;
-    for (size_t j = i + 1; j < last; ++j)
-      if (comm_kind(*nodes[j]) == CommKind::none && !is_pure_view(*nodes[j]))
-        compute.push_back(fmt::format("{} %{}", nodes[j]->op_name(),
-                                      nodes[j]->outputs().empty() ? "" : nodes[j]->output(0)->name()));
-    constexpr size_t kListed = 8;
-    std::string list = fmt::format("{}", fmt::join(compute.begin(), compute.begin() + long(std::min(compute.size(), kListed)), ", "));
-    if (compute.size() > kListed) list += fmt::format(", ... ({} more)", compute.size() - kListed);
-    s += fmt::format("  {}\n    in flight until instruction {} of {}; overlaps {}\n", label(nodes[i]), last + 1,
-                     nodes.size(),
-                     compute.empty() ? "no compute (its result is needed at once)"
-                                     : fmt::format("{} kernel{}: {}", compute.size(), compute.size() == 1 ? "" : "s", list));
-  }
-  return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
 }
 
 }  // namespace symmflow::passes

@@ -59,8 +59,4 @@ class Schedule : public Pass {
   ScheduleOptions o_;
 };
 
-// For --explain: each asynchronous op of the final order and the compute that
-// runs while it is in flight.
-std::string explain_overlap(const ir::Graph& g);
-
 }  // namespace symmflow::passes

@@ -15,17 +15,6 @@ using ir::Node;
 using ir::PlacementDecision;
 using ir::Value;
 
-bool is_builtin_op(const Node& n) {
-  const auto& ns = n.schema().ns;
-  return ns == "aten" || ns == "c10d" || ns == "symm_mem";
-}
-
-std::string group_of(const Node& n) {
-  auto i = n.schema().argument_index("group_name");
-  if (!i || !n.arg(*i).constant.is_string()) return "";
-  return n.arg(*i).constant.to_string();
-}
-
 namespace {
 
 bool wants_symmetric(const Node& n) {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/pass.h"
 
 namespace symmflow::passes {
@@ -47,11 +48,5 @@ class SymmPlacement : public Pass {
  private:
   PlacementOptions o_;
 };
-
-// Whether the op's namespace is built in (its outputs can be planned) rather
-// than a plugin's (opaque: it runs under a symmetric-allocation scope).
-bool is_builtin_op(const ir::Node& n);
-// The group an op communicates in (its `group_name` argument), or "".
-std::string group_of(const ir::Node& n);
 
 }  // namespace symmflow::passes

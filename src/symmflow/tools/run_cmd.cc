@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "symmflow/exec/program_runner.h"
+#include "symmflow/frontend/program_runner.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
 #include "symmflow/library/plugin.h"
@@ -48,14 +48,14 @@ struct RunOptions {
   double sim_link_gbps = -1;
 };
 
-exec::RunMode mode_of(const RunOptions& o) {
-  if (o.check) return exec::RunMode::check;
-  if (o.mode == "eager") return exec::RunMode::eager;
-  if (o.mode == "both") return exec::RunMode::both;
-  return exec::RunMode::compiled;
+frontend::RunMode mode_of(const RunOptions& o) {
+  if (o.check) return frontend::RunMode::check;
+  if (o.mode == "eager") return frontend::RunMode::eager;
+  if (o.mode == "both") return frontend::RunMode::both;
+  return frontend::RunMode::compiled;
 }
 
-nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool all_match, int iters) {
+nlohmann::json report_json(const frontend::RankReport& r, frontend::RunMode mode, bool all_match, int iters) {
   nlohmann::json j;
   j["check"] = r.compared ? nlohmann::json(all_match ? "ok" : "mismatch") : nlohmann::json(nullptr);
   const int64_t runs = std::max(1, iters);
@@ -77,12 +77,12 @@ nlohmann::json report_json(const exec::RankReport& r, exec::RunMode mode, bool a
   j["placement"] = nlohmann::json::array();
   for (const auto& d : r.decisions)
     j["placement"].push_back({{"value", d.value}, {"op", d.op}, {"reason", d.reason}, {"bytes_copied", d.bytes_copied}});
-  j["eager_s"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_s);
-  j["compiled_s"] = mode == exec::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(r.compiled_s);
+  j["eager_s"] = mode == frontend::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_s);
+  j["compiled_s"] = mode == frontend::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(r.compiled_s);
   const int64_t compiled_peak = r.stats.regular_bytes + r.stats.symmetric_bytes + r.output_bytes;
-  j["peak_bytes"] = mode == exec::RunMode::eager ? r.eager_peak_bytes : compiled_peak;
-  j["eager_peak_bytes"] = mode == exec::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_peak_bytes);
-  j["compiled_peak_bytes"] = mode == exec::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(compiled_peak);
+  j["peak_bytes"] = mode == frontend::RunMode::eager ? r.eager_peak_bytes : compiled_peak;
+  j["eager_peak_bytes"] = mode == frontend::RunMode::compiled ? nlohmann::json(nullptr) : nlohmann::json(r.eager_peak_bytes);
+  j["compiled_peak_bytes"] = mode == frontend::RunMode::eager ? nlohmann::json(nullptr) : nlohmann::json(compiled_peak);
   j["buffers"] = r.stats.buffers;
   j["misplaced_results"] = r.stats.misplaced;
   return j;
@@ -108,7 +108,7 @@ void write_trace(const std::string& path, int ranks) {
 int rank_body(const RunOptions& o) {
   dist::init();
   auto& world = dist::world();
-  exec::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after,
+  frontend::RunRequest req{o.file, mode_of(o), o.iters, o.seed, o.inputs, o.save, {}, o.stop_after,
                        placement_options(o.no_placement, o.hints), o.symmetric_inputs};
   {
     passes::PipelineOptions po;
@@ -120,9 +120,9 @@ int rank_body(const RunOptions& o) {
   req.explain = o.explain && world.rank() == 0;
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
-  exec::RankReport rep;
+  frontend::RankReport rep;
   try {
-    rep = exec::run_on_this_rank(req);
+    rep = frontend::run_on_this_rank(req);
   } catch (const ir::ParseError& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;

@@ -17,7 +17,10 @@
 #include "symmflow/ir/graph.h"
 #include "symmflow/passes/symm_placement.h"
 
-namespace symmflow::exec {
+namespace symmflow::frontend {
+
+using exec::ProgramStats;
+using exec::Timeline;
 
 enum class RunMode { eager, compiled, both, check };
 
@@ -59,8 +62,5 @@ struct RankReport {
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.
 RankReport run_on_this_rank(const RunRequest& req);
 
-// The first element where a and b differ bitwise, as text; "" when equal.
-// NaNs compare by their bits, and -0.0 differs from 0.0.
-std::string first_bitwise_difference(const Tensor& a, const Tensor& b);
 
-}  // namespace symmflow::exec
+}  // namespace symmflow::frontend

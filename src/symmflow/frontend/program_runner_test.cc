@@ -1,4 +1,4 @@
-#include "symmflow/exec/program_runner.h"
+#include "symmflow/frontend/program_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "symmflow/runtime/launcher.h"
 #include "symmflow/runtime/world.h"
 
-namespace symmflow::exec {
+namespace symmflow::frontend {
 namespace {
 
 // An op whose result depends on how often it ran: eager and compiled runs give
@@ -43,13 +43,5 @@ TEST(ProgramRunner, CheckReportsTheFirstDifference) {
   std::filesystem::remove(path);
 }
 
-TEST(ProgramRunner, FirstBitwiseDifference) {
-  Tensor a = kernels::zeros({3}, DType::f32), b = kernels::zeros({3}, DType::f32);
-  EXPECT_EQ(first_bitwise_difference(a, b), "");
-  b.data<float>()[2] = -0.0f;  // equal as numbers, not as bits
-  EXPECT_EQ(first_bitwise_difference(a, b), "index 2: eager 0, compiled -0");
-  EXPECT_NE(first_bitwise_difference(a, kernels::zeros({4}, DType::f32)).find("types differ"), std::string::npos);
-}
-
 }  // namespace
-}  // namespace symmflow::exec
+}  // namespace symmflow::frontend

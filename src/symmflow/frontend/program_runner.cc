@@ -1,4 +1,4 @@
-#include "symmflow/exec/program_runner.h"
+#include "symmflow/frontend/program_runner.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +7,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "symmflow/exec/bitwise_diff.h"
 #include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/explain.h"
 #include "symmflow/exec/input_fill.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/exec/npy.h"
+#include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/passes/pipeline.h"
@@ -19,7 +21,9 @@
 #include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 
-namespace symmflow::exec {
+namespace symmflow::frontend {
+
+using namespace exec;
 
 namespace {
 
@@ -109,20 +113,6 @@ std::vector<Tensor> timed(int iters, double* median_s, F&& run) {
   return outs;
 }
 
-std::string element_text(const Tensor& c, int64_t i) {
-  const char* p = static_cast<const char*>(c.data_ptr()) + i * int64_t(c.itemsize());
-  switch (c.dtype()) {
-    case DType::f32: { float x; std::memcpy(&x, p, 4); return fmt::format("{}", x); }
-    case DType::f64: { double x; std::memcpy(&x, p, 8); return fmt::format("{}", x); }
-    case DType::bf16: { BFloat16 x; std::memcpy(&x, p, 2); return fmt::format("{}", float(x)); }
-    case DType::f16: { Half x; std::memcpy(&x, p, 2); return fmt::format("{}", float(x)); }
-    case DType::i32: { int32_t x; std::memcpy(&x, p, 4); return fmt::format("{}", x); }
-    case DType::i64: { int64_t x; std::memcpy(&x, p, 8); return fmt::format("{}", x); }
-    case DType::boolean: return *p ? "true" : "false";
-  }
-  return "?";
-}
-
 void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector<IValue>& inputs,
           const std::string& dir, int rank) {
   fs::create_directories(dir);
@@ -135,19 +125,6 @@ void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector
 }
 
 }  // namespace
-
-std::string first_bitwise_difference(const Tensor& a, const Tensor& b) {
-  if (a.dtype() != b.dtype() || a.sizes() != b.sizes())
-    return fmt::format("types differ: eager {}, compiled {}", a.type_string(), b.type_string());
-  Tensor ca = kernels::clone(a), cb = kernels::clone(b);
-  const size_t item = a.itemsize();
-  const char* pa = static_cast<const char*>(ca.data_ptr());
-  const char* pb = static_cast<const char*>(cb.data_ptr());
-  for (int64_t i = 0; i < a.numel(); ++i)
-    if (std::memcmp(pa + i * int64_t(item), pb + i * int64_t(item), item) != 0)
-      return fmt::format("index {}: eager {}, compiled {}", i, element_text(ca, i), element_text(cb, i));
-  return "";
-}
 
 RankReport run_on_this_rank(const RunRequest& req) {
   auto& world = dist::world();
@@ -194,10 +171,10 @@ RankReport run_on_this_rank(const RunRequest& req) {
     if (req.explain) rep.explain = explain(prog->graph(), rep.stats.copies);
     for (const auto& t : compiled_out) rep.output_bytes += int64_t(t.nbytes());
     const auto& pg = prog->graph();
-    for (const ir::Node* n : pg.nodes())
-      if (!n->algorithm().empty())
-        rep.algorithms.emplace_back(
-            fmt::format("{}:{} {}", n->loc().line, n->loc().col, n->op_name()), n->algorithm());
+    for (const ir::Instruction& s : pg.exec_plan()->instructions)
+      if (s.algorithm != ir::Algorithm::none)
+        rep.algorithms.emplace_back(fmt::format("{}:{} {}", s.node->loc().line, s.node->loc().col, s.node->op_name()),
+                                    ir::algorithm_name(s.algorithm));
     rep.decisions = pg.plan().decisions;
   }
   if (req.explain && !compiled) {  // eager only: what compiling would do (staged copies not measured)
@@ -239,4 +216,4 @@ RankReport run_on_this_rank(const RunRequest& req) {
   return rep;
 }
 
-}  // namespace symmflow::exec
+}  // namespace symmflow::frontend

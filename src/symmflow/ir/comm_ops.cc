@@ -1,0 +1,51 @@
+#include "symmflow/ir/comm_ops.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace symmflow::ir {
+
+bool is_builtin_op(const Node& n) {
+  const auto& ns = n.schema().ns;
+  return ns == "aten" || ns == "c10d" || ns == "symm_mem";
+}
+
+std::string group_of(const Node& n) {
+  auto i = n.schema().argument_index("group_name");
+  if (!i || !n.arg(*i).constant.is_string()) return "";
+  return n.arg(*i).constant.to_string();
+}
+
+CommKind comm_kind(const Node& n) {
+  const auto& s = n.schema();
+  if (s.ns == "c10d") {
+    if (s.name == "wait_tensor") return CommKind::wait;
+    if (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv") return CommKind::p2p;
+    return CommKind::collective;
+  }
+  return n.has_effects() ? CommKind::effect : CommKind::none;
+}
+
+bool is_pure_view(const Node& n) {
+  if (comm_kind(n) != CommKind::none || n.functional() || !n.writes().empty()) return false;
+  auto aliases = n.output_aliases();
+  return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
+}
+
+AsyncPairs async_pairs(const Graph& g) {
+  AsyncPairs p;
+  std::unordered_set<const Value*> waited;
+  for (const Node* n : g.nodes()) {
+    if (comm_kind(*n) != CommKind::wait || n->arg(0).kind != Arg::Kind::Value) continue;
+    const Value* h = n->arg(0).value;
+    const Node* s = h->producer();
+    if (!s || !waited.insert(h).second) continue;
+    CommKind k = comm_kind(*s);
+    if (k != CommKind::p2p && k != CommKind::collective) continue;
+    p.start_of[n] = s;
+    p.waits_of[s].push_back(n);
+  }
+  return p;
+}
+
+}  // namespace symmflow::ir
