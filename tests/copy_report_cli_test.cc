@@ -79,6 +79,33 @@ TEST_P(CopyReportCli, ExplainAndJsonCountTheSameCopies) {
 
 INSTANTIATE_TEST_SUITE_P(EveryProgram, CopyReportCli, testing::ValuesIn(programs()), test_name);
 
+// The seed's own kernel: its receive buffers are graph inputs received into
+// whole before any read. Passed regular, each costs exactly one counted copy
+// (back to the caller; nothing is copied in, nothing staged); passed symmetric,
+// none (the peers write the caller's tensors directly).
+nlohmann::json ring_overlap_copies(const std::string& flags) {
+  const fs::path json = fs::temp_directory_path() / ("sf-ring-" + std::to_string(getpid()) + ".json");
+  auto r = sf_test::run("run " + std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf --nproc 2 --check --json " +
+                        json.string() + flags);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  std::ifstream f(json);
+  auto j = nlohmann::json::parse(f);
+  fs::remove(json);
+  return j["copies"];
+}
+
+TEST(CopyReportCli, RingOverlapCopiesEachRegularReceiveInputOnceAndSymmetricOnesNever) {
+  auto regular = ring_overlap_copies("");
+  EXPECT_EQ(regular["count"].get<int64_t>(), 2) << regular.dump(2);
+  EXPECT_EQ(regular["inputs_to_symmetric"]["count"].get<int64_t>(), 2) << regular.dump(2);
+  EXPECT_EQ(regular["staged"]["count"].get<int64_t>(), 0) << regular.dump(2);
+  for (const auto& e : regular["entries"])
+    EXPECT_NE(e["why"].get<std::string>().find("copied back"), std::string::npos) << e.dump();
+  auto symmetric = ring_overlap_copies(" --symmetric-inputs");
+  EXPECT_EQ(symmetric["count"].get<int64_t>(), 0) << symmetric.dump(2);
+  EXPECT_EQ(symmetric["bytes"].get<int64_t>(), 0) << symmetric.dump(2);
+}
+
 TEST(CopyReportCli, CoversTheExamplesAndTheTestPrograms) {
   auto all = programs();
   EXPECT_GE(all.size(), 60u);

@@ -96,9 +96,11 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
       // Placement wants it symmetric and the caller's tensor is not: copy it in.
       const Tensor& t = v.to_tensor();
       Tensor s(arenas_->storage(p->id()), t.dtype(), t.sizes(), t.strides(), t.storage_offset());
-      kernels::copy_(s, t);
-      ++last_.executor_copies;
-      last_.executor_copy_bytes += int64_t(s.nbytes());
+      if (plan_.input_copied_in[i]) {  // not when a receive overwrites it whole before any read
+        kernels::copy_(s, t);
+        ++last_.executor_copies;
+        last_.executor_copy_bytes += int64_t(s.nbytes());
+      }
       if (plan_.input_written[i]) copy_back.emplace_back(t, s);
       v = IValue(s);
     }

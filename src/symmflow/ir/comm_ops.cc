@@ -32,6 +32,22 @@ bool is_pure_view(const Node& n) {
   return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
 }
 
+bool received_before_read(const Graph& g, const Value* in, const std::vector<Value*>& roots) {
+  if (!in->is_tensor() || !in->type().is_contiguous_at_zero() || in->type().nbytes() != in->storage_size())
+    return false;
+  for (const Node* n : g.nodes()) {
+    int touches = 0;
+    for (const auto& a : n->args())
+      a.for_each_value([&](const Value* v) { touches += roots[size_t(v->id())] == in; });
+    if (touches == 0) continue;
+    if (touches != 1 || comm_kind(*n) != CommKind::p2p || n->functional()) return false;
+    for (const auto& w : n->writes())
+      if (n->value_at(w) == in) return true;  // received into, whole, and nothing else of it here
+    return false;
+  }
+  return false;
+}
+
 AsyncPairs async_pairs(const Graph& g) {
   AsyncPairs p;
   std::unordered_set<const Value*> waited;

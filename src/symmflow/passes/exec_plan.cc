@@ -47,11 +47,12 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
     const Value* in = g.inputs()[i];
     if (!p.input_symmetric[i]) continue;
     const std::string name = "%" + in->name();
-    out.push_back({CopyOrigin::input_to_symmetric, name,
-                   fmt::format("graph input {} is needed symmetric and was passed as a regular tensor: copied into "
-                               "its symmetric buffer",
-                               name),
-                   {}, in->type().nbytes(), int(i)});
+    if (p.input_copied_in[i])
+      out.push_back({CopyOrigin::input_to_symmetric, name,
+                     fmt::format("graph input {} is needed symmetric and was passed as a regular tensor: copied into "
+                                 "its symmetric buffer",
+                                 name),
+                     {}, in->type().nbytes(), int(i)});
     if (p.input_written[i])
       out.push_back({CopyOrigin::input_to_symmetric, name,
                      fmt::format("graph input {} is written: its symmetric buffer is copied back", name), {},
@@ -123,7 +124,10 @@ bool BuildExecPlan::run(ir::Graph& g) {
     }
     p->instructions.push_back(std::move(s));
   }
-  for (const Value* in : g.inputs()) p->input_symmetric.push_back(in->is_tensor() && in->symmetric());
+  for (const Value* in : g.inputs()) {
+    p->input_symmetric.push_back(in->is_tensor() && in->symmetric());
+    p->input_copied_in.push_back(p->input_symmetric.back() && !received_before_read(g, in, roots));
+  }
   p->input_written = written_inputs(g, roots);
   p->copies = planned_copies(g, *p, roots);
   p->built = true;

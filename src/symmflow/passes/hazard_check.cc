@@ -468,6 +468,26 @@ class HazardChecker {
       if (written_.count(in) && !plan->input_written.at(i))
         fail(Kind::plan_mismatch, nullptr, nullptr,
              fmt::format("graph input %{} is written, but the plan does not copy it back", in->name()));
+      if (!plan->input_copied_in.at(i)) {
+        // Not copied in: the first node that touches its storage must receive into it whole.
+        for (const Node* n : nodes_) {
+          bool touches = false;
+          for (const auto& a : n->args()) a.for_each_value([&](const Value* v) { touches |= root_of(v) == in; });
+          if (!touches) continue;
+          bool received = false;
+          if (auto it = entries_.find(n); it != entries_.end())
+            for (const Entry& e : it->second) {
+              for (const Value* w : e.writes) received |= root_of(w) == in && w->type().nbytes() == in->type().nbytes();
+              for (const Value* r : e.reads) received &= root_of(r) != in;  // sent as well: its old bytes are read
+            }
+          if (!received)
+            fail(Kind::plan_mismatch, n, nullptr,
+                 fmt::format("graph input %{} is not copied into symmetric memory, but {} touches it before any "
+                             "receive writes it whole",
+                             in->name(), describe(n)));
+          break;
+        }
+      }
     }
   }
 

@@ -96,9 +96,10 @@ bool SymmPlacement::run(ir::Graph& g) {
       continue;
     }
     const Node* p = root->producer();
-    if (!p && w.p2p_only) {
-      // A receive overwrites the buffer and a send reads it once: copying the
-      // caller's tensor in (and a received one back) costs what staging costs.
+    const bool received_whole = !p && w.p2p_only && received_before_read(g, root, roots);
+    if (!p && w.p2p_only && !received_whole) {
+      // Its old contents are read (a halo row of a grid the program reads):
+      // copying the whole tensor in and back costs more than staging the transfer.
       d.kind = PlacementDecision::Kind::staged;
       d.reason = fmt::format("graph input %{} used only by P2P: the transfer is staged rather than "
                              "copying the input into symmetric memory and back",
@@ -108,7 +109,17 @@ bool SymmPlacement::run(ir::Graph& g) {
     }
     root->set_symmetric(true);
     changed = true;
-    if (!p) {
+    if (received_whole) {
+      // Received into whole before anything reads it: the peer writes straight
+      // into the symmetric buffer, nothing is copied in, only back (staging
+      // would copy on both ends of every transfer).
+      d.kind = PlacementDecision::Kind::input_copy;
+      d.bytes_copied = root->type().nbytes();
+      d.reason = fmt::format("graph input %{} is received into whole before any read: placed symmetric so the peer "
+                             "writes it directly, copied back after the run (1 copy), unless the caller passes a "
+                             "symmetric tensor (then 0 copies)",
+                             root->name());
+    } else if (!p) {
       d.kind = PlacementDecision::Kind::input_copy;
       d.bytes_copied = root->type().nbytes();
       d.reason = fmt::format("graph input %{}: copied into a symmetric buffer before the run, unless the "
