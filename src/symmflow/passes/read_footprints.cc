@@ -38,7 +38,7 @@ ReadFootprints::ReadFootprints(const ir::Graph& g, const std::vector<Value*>& ro
     const auto& slots = n->output_slots();
     for (size_t i = 0; i < slots.size(); ++i)
       if (slots[i] && n->functional()) unite(n->output(i), n->value_at(*slots[i]));
-    if (n->op_name() == "aten::as_strided_scatter")
+    if (n->schema().ns == "aten" && n->schema().name == "as_strided_scatter")
       for (size_t k : {0, 1})
         if (n->arg(k).kind == ir::Arg::Kind::Value) unite(n->output(0), n->arg(k).value);
     if (!n->functional())
@@ -62,22 +62,29 @@ int ReadFootprints::lineage(int id) const {
 }
 
 void ReadFootprints::add(int cls, size_t pos, const Node* reader, const Value* v) {
-  if (reader && only_views(*reader, v)) return;
-  if (reads_.size() <= size_t(cls)) reads_.resize(size_t(cls) + 1);
-  reads_[size_t(cls)].push_back({pos, reader, v});
+  if (lists_.size() <= size_t(cls)) lists_.resize(size_t(cls) + 1);
+  List& l = lists_[size_t(cls)];
+  const int i = int(reads_.size());
+  reads_.push_back({pos, reader, v, -1});
+  (l.last < 0 ? l.first : reads_[size_t(l.last)].next) = i;
+  l.last = i;
 }
 
 void ReadFootprints::merge(int into, int from) {
-  if (reads_.size() <= size_t(std::max(into, from))) reads_.resize(size_t(std::max(into, from)) + 1);
-  auto& a = reads_[size_t(into)];
-  auto& b = reads_[size_t(from)];
-  if (a.size() < b.size()) std::swap(a, b);  // append the shorter list
-  a.insert(a.end(), b.begin(), b.end());
-  b.clear();
-  b.shrink_to_fit();
+  if (lists_.size() <= size_t(std::max(into, from))) lists_.resize(size_t(std::max(into, from)) + 1);
+  auto& a = lists_[size_t(into)];
+  auto& b = lists_[size_t(from)];
+  if (b.first < 0) return;
+  (a.last < 0 ? a.first : reads_[size_t(a.last)].next) = b.first;
+  a.last = b.last;
+  b = List{};
 }
 
-void ReadFootprints::relocate(const Value* root, const Value* target) { moved_.insert({root, {target, root->type()}}); }
+void ReadFootprints::relocate(const Value* root, const Value* target) {
+  if (moved_to_.size() <= size_t(root->id())) moved_to_.resize(size_t(root->id()) + 1, nullptr);
+  moved_to_[size_t(root->id())] = target;
+  if (!(root->type() == target->type())) moved_from_.emplace(root, root->type());
+}
 
 const Value* ReadFootprints::root(const Value* v) const {
   const size_t i = size_t(v->id());
@@ -86,12 +93,13 @@ const Value* ReadFootprints::root(const Value* v) const {
 
 ReadFootprints::Place ReadFootprints::place(const Value* v) const {
   const Value* r = root(v);
-  auto it = moved_.find(r);
-  if (it == moved_.end()) return {r, ir::ViewExtent(v->type())};
-  const Move& m = it->second;
-  ir::ViewExtent e(v == r ? m.before : v->type());
-  const ir::ViewExtent from(m.before);
-  Place to = place(m.target);
+  const Value* target = size_t(r->id()) < moved_to_.size() ? moved_to_[size_t(r->id())] : nullptr;
+  if (!target) return {r, ir::ViewExtent(v->type())};
+  auto it = moved_from_.find(r);
+  const ir::TensorType& before = it == moved_from_.end() ? target->type() : it->second;
+  ir::ViewExtent e(v == r ? before : v->type());
+  const ir::ViewExtent from(before);
+  Place to = place(target);
   // Same strides: v's elements sit where they sat, shifted by where the buffer
   // went. Otherwise only "somewhere in the target" is known.
   if (from.sizes == to.extent.sizes && from.strides == to.extent.strides) {
@@ -113,10 +121,11 @@ bool ReadFootprints::share_bytes(const Value* a, const Value* b) const {
 
 bool ReadFootprints::read_after(int cls, size_t pos, const std::function<bool(const Node*)>& skip,
                                 const Value* target) const {
-  if (size_t(cls) >= reads_.size()) return false;
+  if (size_t(cls) >= lists_.size()) return false;
   const Place t = place(target);
-  for (const Read& r : reads_[size_t(cls)]) {
-    if (r.pos <= pos || (r.reader && skip(r.reader))) continue;
+  for (int i = lists_[size_t(cls)].first; i >= 0; i = reads_[size_t(i)].next) {
+    const Read& r = reads_[size_t(i)];
+    if (r.pos <= pos || (r.reader && (skip(r.reader) || only_views(*r.reader, r.value)))) continue;
     const Place p = place(r.value);
     if (p.root != t.root || views_share_bytes(p.extent.view(), t.extent.view())) return true;
   }

@@ -36,7 +36,7 @@ class ReadFootprints {
   ReadFootprints(const ir::Graph& g, const std::vector<ir::Value*>& roots);
 
   // `reader` (nullptr: the end of the program) reads v, a member of class cls, at
-  // `pos`. A pure view (slice, select, t) reads no element: not recorded.
+  // `pos`. (A pure view, slice, select or t, reads no element: read_after passes it.)
   void add(int cls, size_t pos, const ir::Node* reader, const ir::Value* v);
   // Class `from` joined class `into`.
   void merge(int into, int from);
@@ -56,27 +56,33 @@ class ReadFootprints {
                   const ir::Value* target) const;
 
  private:
+  // One read, linked to the next read of its class (-1: the last): merging two
+  // classes links two lists.
   struct Read {
     size_t pos;
     const ir::Node* reader;
     const ir::Value* value;
+    int next;
   };
   // A value's extent in the buffer of `root`, the storage it lies in now.
   struct Place {
     const ir::Value* root;
     ir::ViewExtent extent;
   };
-  struct Move {
-    const ir::Value* target;
-    ir::TensorType before;  // the root's own type before it moved
-  };
   Place place(const ir::Value* v) const;
   const ir::Value* root(const ir::Value* v) const;
   int lineage(int id) const;
 
   std::vector<ir::Value*> roots_;
-  std::vector<std::vector<Read>> reads_;  // by class
-  std::unordered_map<const ir::Value*, Move> moved_;
+  std::vector<Read> reads_;
+  struct List {
+    int first = -1, last = -1;  // reads_ indices (-1: none)
+  };
+  std::vector<List> lists_;  // by class
+  std::vector<const ir::Value*> moved_to_;  // by root id: where it moved (nullptr: it did not)
+  // The type a moved root had, where it differs from its target's (reinplace
+  // gives it the target's type): the frame its views' offsets are in.
+  std::unordered_map<const ir::Value*, ir::TensorType> moved_from_;
   mutable std::vector<int> lineage_;   // union-find: every version of a storage, by value id
   std::vector<bool> ordered_lineage_;  // by lineage root: a collective or effect op uses it
 };

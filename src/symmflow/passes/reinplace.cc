@@ -202,10 +202,7 @@ class Reinplacer {
   // batch receiving two halo rows) are written back one after the other, so its
   // base may be the scatter of an earlier result (in `earlier`).
   Node* absorbing_scatter(Value* result, Value* target, std::span<Node* const> earlier) {
-    std::vector<Value*> written_back = {result};
-    for (Node* u : users_[size_t(result->id())])
-      if (comm_kind(*u) == CommKind::wait && u->arg(0).value == result) written_back.push_back(u->output(0));
-    for (Value* w : written_back)
+    auto of = [&](Value* w) -> Node* {
       for (Node* u : users_[size_t(w->id())]) {
         if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
         if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != w) continue;
@@ -215,6 +212,12 @@ class Reinplacer {
             !u->arg(4).constant.is_none() && u->arg(4).constant.to_int() == t.offset)
           return u;
       }
+      return nullptr;
+    };
+    if (Node* s = of(result)) return s;
+    for (Node* u : users_[size_t(result->id())])
+      if (comm_kind(*u) == CommKind::wait && u->arg(0).value == result)
+        if (Node* s = of(u->output(0))) return s;
     return nullptr;
   }
   bool in_target_storage(Value* base, Value* target, std::span<Node* const> earlier) {
