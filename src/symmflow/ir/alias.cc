@@ -12,6 +12,12 @@ std::vector<Value*> output_storage_sources(const Node& n) {
   return src;
 }
 
+ViewExtent::ViewExtent(const TensorType& t)
+    : sizes(t.sizes),
+      strides(t.strides.empty() ? contiguous_strides(t.sizes) : t.strides),
+      offset(t.offset),
+      itemsize(int64_t(element_size(t.dtype))) {}
+
 std::vector<Value*> storage_roots(const Graph& g) {
   std::vector<Value*> root(g.num_values(), nullptr);
   for (Value* in : g.inputs()) root[size_t(in->id())] = in;

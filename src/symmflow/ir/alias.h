@@ -5,9 +5,11 @@
 //
 //   auto root = storage_roots(g);
 //   bool same = root[a->id()] == root[b->id()];
+//   bool meet = views_share_bytes(ViewExtent(a->type()).view(), ViewExtent(b->type()).view());
 #pragma once
 #include <vector>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/ir/graph.h"
 
 namespace symmflow::ir {
@@ -18,5 +20,15 @@ std::vector<Value*> storage_roots(const Graph& g);
 
 // For each output of n: the input value it shares storage with, or nullptr.
 std::vector<Value*> output_storage_sources(const Node& n);
+
+// Where a value of this type lies in its storage (core/overlap.h's questions
+// asked of a type), owning what ViewGeometry points at: empty strides are
+// spelled out as the contiguous ones.
+struct ViewExtent {
+  Shape sizes, strides;
+  int64_t offset = 0, itemsize = 1;
+  explicit ViewExtent(const TensorType& t);
+  ViewGeometry view() const { return {sizes, strides, offset, itemsize}; }
+};
 
 }  // namespace symmflow::ir

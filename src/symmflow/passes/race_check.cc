@@ -24,18 +24,6 @@ bool is_wait(const Node& n) { return comm_kind(n) == CommKind::wait; }
 bool is_batch(const Node& n) { return is_c10d(n, "batch_isend_irecv"); }
 bool is_p2p(const Node& n) { return comm_kind(n) == CommKind::p2p; }
 
-// A value's place in its storage, owning what ViewGeometry points at.
-struct Extent {
-  Shape sizes, strides;
-  int64_t offset = 0, itemsize = 1;
-  explicit Extent(const Value& v)
-      : sizes(v.type().sizes),
-        strides(v.type().strides.empty() ? contiguous_strides(v.type().sizes) : v.type().strides),
-        offset(v.type().offset),
-        itemsize(int64_t(element_size(v.type().dtype))) {}
-  ViewGeometry view() const { return {sizes, strides, offset, itemsize}; }
-};
-
 // One P2P op (one entry of a batch) between its post and its wait.
 struct InFlight {
   const Node* node;
@@ -44,7 +32,7 @@ struct InFlight {
   const Value* handle;  // its result, what the program waits on
   int root;             // buf's storage root (Value id)
   int tensor;           // buf's eager tensor (Value id, see tensor_ below)
-  Extent extent;
+  ir::ViewExtent extent;
 };
 
 // A read or write of `v` by `node`, as the error says it ("reads", "sends").
@@ -119,7 +107,7 @@ class Checker {
   // The first in-flight op that `a` races: any op whose bytes it writes, a
   // receive whose bytes it reads.
   void check(const Access& a) const {
-    const Extent ext(*a.v);
+    const ir::ViewExtent ext(a.v->type());
     for (const InFlight& f : in_flight_)
       if ((a.write || f.recv) && root(a.v) == f.root && views_share_bytes(ext.view(), f.extent.view()))
         race(a, f);
@@ -142,7 +130,7 @@ class Checker {
         // A functional receive leaves its argument alone and fills its result.
         const Value* buf = recv && n.functional() && handle ? handle : n.value_at(slot);
         check({&n, buf, recv, recv ? "receives into" : "sends"});
-        in_flight_.push_back({&n, recv, buf, handle, root(buf), tensor(buf), Extent(*buf)});
+        in_flight_.push_back({&n, recv, buf, handle, root(buf), tensor(buf), ir::ViewExtent(buf->type())});
       }
   }
 

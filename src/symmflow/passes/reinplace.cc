@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,6 +13,7 @@
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/functionalize.h"
+#include "symmflow/passes/read_footprints.h"
 
 namespace symmflow::passes {
 
@@ -76,6 +79,7 @@ class Reinplacer {
   bool run() {
     std::vector<Node*> nodes = g_.nodes();
     auto roots = ir::storage_roots(g_);
+    bytes_.emplace(g_, roots);
     parent_.resize(g_.num_values());
     for (size_t v = 0; v < parent_.size(); ++v) parent_[v] = roots[v] ? roots[v]->id() : int(v);
     reads_.resize(g_.num_values());
@@ -92,11 +96,12 @@ class Reinplacer {
         if (k == 0 && is_epilogue_copy(*n, g_)) continue;  // it writes, not reads
         n->arg(k).for_each_value([&](Value* v) {
           reads_[size_t(find(v))].add(pos(n), n);
+          bytes_->add(find(v), pos(n), n, v);
           users_[size_t(v->id())].push_back(n);
         });
       }
     }
-    for (Value* v : g_.outputs()) reads_[size_t(find(v))].add(kEnd, nullptr);
+    for (Value* v : g_.outputs()) read_at_end(v);
     // Rule 9's classes: what communication ops use. symm_placement (after this
     // pass) puts exactly those in symmetric memory when it can; marking one it
     // cannot place only keeps a returned result out of place, which costs nothing
@@ -109,7 +114,7 @@ class Reinplacer {
         if (o->is_tensor()) symmetric_[size_t(find(o))] = true;
     }
     for (Value* in : g_.inputs())
-      if (in->is_tensor() && !written_inputs.count(in)) reads_[size_t(find(in))].add(kEnd, nullptr);
+      if (in->is_tensor() && !written_inputs.count(in)) read_at_end(in);
 
     bool changed = false;
     std::vector<Node*> order;
@@ -152,6 +157,11 @@ class Reinplacer {
   // the whole pass (the order is rebuilt only at its end).
   size_t pos(const Node* n) const { return g_.position(n) + 1; }
 
+  void read_at_end(Value* v) {
+    reads_[size_t(find(v))].add(kEnd, nullptr);
+    bytes_->add(find(v), kEnd, nullptr, v);
+  }
+
   // --- storage classes (union-find over value ids) ---------------------------
   int find(const Value* v) {
     size_t i = size_t(v->id());
@@ -167,6 +177,7 @@ class Reinplacer {
     if (x == y) return;
     parent_[size_t(x)] = y;
     reads_[size_t(y)].merge(reads_[size_t(x)]);
+    bytes_->merge(y, x);
     if (symmetric_[size_t(x)]) symmetric_[size_t(y)] = true;
   }
   void grow(size_t i) {
@@ -186,18 +197,34 @@ class Reinplacer {
   }
 
   // The as_strided_scatter that writes `result` back exactly where `target` looks
-  // (rule 3), or nullptr.
-  Node* absorbing_scatter(Value* result, Value* target) {
-    for (Node* u : users_[size_t(result->id())]) {
-      if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
-      if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != result) continue;
-      if (u->arg(0).kind != Arg::Kind::Value || find(u->arg(0).value) != find(target)) continue;
-      const auto& t = target->type();
-      if (u->arg(2).constant.to_int_list() == t.sizes && u->arg(3).constant.to_int_list() == t.strides &&
-          !u->arg(4).constant.is_none() && u->arg(4).constant.to_int() == t.offset)
-        return u;
-    }
+  // (rule 3), or nullptr. A receive's result is written back after its wait, so
+  // the scatter may take the wait's result; several results of one node (a
+  // batch receiving two halo rows) are written back one after the other, so its
+  // base may be the scatter of an earlier result (in `earlier`).
+  Node* absorbing_scatter(Value* result, Value* target, std::span<Node* const> earlier) {
+    auto of = [&](Value* w) -> Node* {
+      for (Node* u : users_[size_t(w->id())]) {
+        if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
+        if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != w) continue;
+        if (u->arg(0).kind != Arg::Kind::Value || !in_target_storage(u->arg(0).value, target, earlier)) continue;
+        const auto& t = target->type();
+        if (u->arg(2).constant.to_int_list() == t.sizes && u->arg(3).constant.to_int_list() == t.strides &&
+            !u->arg(4).constant.is_none() && u->arg(4).constant.to_int() == t.offset)
+          return u;
+      }
+      return nullptr;
+    };
+    if (Node* s = of(result)) return s;
+    for (Node* u : users_[size_t(result->id())])
+      if (comm_kind(*u) == CommKind::wait && u->arg(0).value == result)
+        if (Node* s = of(u->output(0))) return s;
     return nullptr;
+  }
+  bool in_target_storage(Value* base, Value* target, std::span<Node* const> earlier) {
+    if (find(base) == find(target)) return true;
+    for (Node* e : earlier)
+      if (e && base == e->output(0)) return in_target_storage(e->arg(0).value, target, earlier);
+    return false;
   }
 
   // May `result` (fresh, contiguous) take `target`'s place and layout (rules 3, 4)?
@@ -206,16 +233,26 @@ class Reinplacer {
   // (which such a start changes) never decides it — relative views of the result
   // (slice, select, view, an in-flight handle) stay correct when it moves; only
   // as_strided, whose offset is absolute, does not.
-  bool may_write_in_place(Node* n, Value* target, Value* result, Node** scatter) {
-    *scatter = absorbing_scatter(result, target);
-    if (reads_[size_t(find(target))].newest_except(n, *scatter) > pos(n)) return false;
-    if (reads_own_target(n, target)) return false;
-    if (clobbered_by_epilogue(target, result, *scatter)) return false;
+  //
+  // By bytes (rule 10, `by_bytes` and ReadFootprints::decides): what the class
+  // still reads after n may be other bytes than those n replaces. The scatters in
+  // `absorbed` disappear with n (its own and those of its other results).
+  bool may_write_in_place(Node* n, Value* target, Value* result, Node* scatter, std::span<Node* const> absorbed,
+                          bool by_bytes) {
+    by_bytes = by_bytes && bytes_->decides(target);
+    if (reads_[size_t(find(target))].newest_except(n, scatter) > pos(n)) {
+      auto skip = [&](const Node* r) {
+        return r == n || removed_.count(r) || std::find(absorbed.begin(), absorbed.end(), r) != absorbed.end();
+      };
+      if (!by_bytes || bytes_->read_after(find(target), pos(n), skip, target)) return false;
+    }
+    if (reads_own_target(n, target, by_bytes)) return false;
+    if (clobbered_by_epilogue(target, result, scatter)) return false;
     const auto& r = result->type();
     const auto& t = target->type();
     const bool same_strides = r.sizes == t.sizes && r.strides == t.strides;
     for (Node* u : users_[size_t(result->id())]) {
-      if (u == *scatter || !is_view_node(*u)) continue;
+      if (u == scatter || !is_view_node(*u)) continue;
       if (!same_strides || u->schema().name == "as_strided") return false;
     }
     return true;
@@ -242,7 +279,9 @@ class Reinplacer {
   // op may (x.add_(x): each element is read before it is written, as eagerly) if
   // it reads the same elements; a collective or P2P op, or a second written
   // argument in the same buffer (cse may merge two equal buffers), may not.
-  bool reads_own_target(const Node* n, const Value* target) {
+  // By bytes, an argument in other bytes of the buffer is no clash (a batch
+  // sending one half of a double buffer and receiving into the other).
+  bool reads_own_target(const Node* n, const Value* target, bool by_bytes) {
     const int cls = find(target);
     int seen = 0;
     bool clash = false;
@@ -250,6 +289,7 @@ class Reinplacer {
       a.for_each_value([&](Value* v) {
         if (!v->is_tensor() || find(v) != cls) return;
         if (v == target && seen++ == 0) return;  // the written argument itself, once
+        if (by_bytes && !bytes_->share_bytes(v, target)) return;
         clash |= n->schema().ns != "aten" || v->type() != target->type();
       });
     return clash;
@@ -258,9 +298,11 @@ class Reinplacer {
   // The result now lives where the target is.
   void absorb(Value* target, Value* result, Node* scatter) {
     unite(result, target);
+    bytes_->relocate(result, target);
     result->set_type(target->type());
     if (scatter) {
       Value* base = scatter->arg(0).value;
+      bytes_->relocate(scatter->output(0), base);
       subst_[scatter->output(0)] = base;
       unite(scatter->output(0), base);
       removed_.insert(scatter);
@@ -272,15 +314,27 @@ class Reinplacer {
     auto slots = n->output_slots();
     std::vector<Node*> scatters(slots.size(), nullptr);
     std::vector<bool> ok(slots.size(), true);
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i]) scatters[i] = absorbing_scatter(n->output(i), n->value_at(*slots[i]), scatters);
+    // A result's bytes may count on the scatters of n's other results going away:
+    // only those of results that run in place do, so decide until nothing changes.
+    for (bool again = true; again;) {
+      again = false;
+      std::vector<Node*> absorbed;
+      for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i] && ok[i] && scatters[i]) absorbed.push_back(scatters[i]);
+      for (size_t i = 0; i < slots.size(); ++i)
+        if (slots[i] && ok[i] && !may_write_in_place(n, n->value_at(*slots[i]), n->output(i), scatters[i], absorbed, true))
+          ok[i] = false, again = true;
+    }
     for (size_t i = 0; i < slots.size(); ++i) {
-      if (!slots[i]) continue;
-      Value* target = n->value_at(*slots[i]);
-      ok[i] = may_write_in_place(n, target, n->output(i), &scatters[i]);
+      if (!slots[i] || ok[i]) continue;
       // aten::clone makes a contiguous copy: a strided target keeps the functional
       // form, which copies in the target's layout (and is counted the same way).
       // (Dense strides, whatever the offset: offsets depend on the rank, and the
       // decision must not.)
-      if (!ok[i] && target->type().strides != contiguous_strides(target->type().sizes)) return false;
+      const auto& t = n->value_at(*slots[i])->type();
+      if (t.strides != contiguous_strides(t.sizes)) return false;
     }
     for (size_t i = 0; i < slots.size(); ++i) {
       if (!slots[i]) continue;
@@ -299,6 +353,7 @@ class Reinplacer {
       order->push_back(c);
       g_.set_value_at(n, *slots[i], c->output(0));
       unite(result, c->output(0));
+      bytes_->relocate(result, c->output(0));
       result->set_type(c->output(0)->type());
     }
     auto dropped = g_.make_in_place(n);
@@ -319,8 +374,9 @@ class Reinplacer {
     // (A communication op's own in-place twin is the point of this pass: exempt.)
     if (comm_kind(*n) == CommKind::none && symmetric_[size_t(find(target))] && reads_[size_t(find(n->output(0)))].read_at_end())
       return false;
-    Node* scatter = nullptr;
-    if (!may_write_in_place(n, target, n->output(0), &scatter)) return false;
+    // By storage only: running it in place saves a buffer, not a copy (rule 5).
+    Node* scatter = absorbing_scatter(n->output(0), target, {});
+    if (!may_write_in_place(n, target, n->output(0), scatter, {&scatter, 1}, false)) return false;
     g_.set_op(n, twin);
     absorb(target, n->output(0), scatter);
     return true;
@@ -334,6 +390,7 @@ class Reinplacer {
   std::unordered_map<Value*, Value*> subst_;
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
+  std::optional<ReadFootprints> bytes_;  // rule 10
 };
 
 }  // namespace

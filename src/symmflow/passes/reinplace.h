@@ -11,14 +11,27 @@
 //   %y = c10d::all_reduce(%x, "sum", "world")   %y = c10d::all_reduce_(%x, "sum", "world")
 //   # %x unused afterwards                      # no copy, no new buffer (PyTorch 134388 copies)
 //
+// By bytes (rule 10): a double buffer %buf = zeros([2, 4, 2]), %b0/%b1 its halves.
+//   before                                      after
+//   %s, %r = functional batch_isend_irecv(      %s, %r = batch_isend_irecv(
+//       ..., [%b0, %b1], "world")                   ..., [%b0, %b1], "world")
+//   %a = aten::mul(%b0, 2.0)                    %a = aten::mul(%b0, 2.0)
+//   c10d::wait_tensor(%s)                       c10d::wait_tensor(%s)
+//   %w = c10d::wait_tensor(%r)                  %w = c10d::wait_tensor(%r)
+//   %buf.1 = aten::as_strided_scatter(          (the scatter disappears: %w is %b1)
+//       %buf, %w, [4, 2], [2, 1], 8)
+//   # %buf is still read (%b0, by the batch and %a) but only in bytes 0..7:
+//   # by storage %b1 was cloned (a counted copy), by bytes the receive is in place.
+//
 // Rules, in order, for a node n that writes (functional) or has an in-place twin:
 // 1. Storage classes: values sharing a buffer (views, aliases, in-flight P2P
 //    handles) form one class; a read of any member after n is a read of the old data.
 // 2. The graph's outputs and the inputs it does not write are read "at the end":
 //    their buffers are never written in place.
 // 3. n may write in place if no node after n reads the class of what it writes —
-//    except the as_strided_scatter that writes n's result back to exactly that
-//    place (it becomes a no-op and disappears).
+//    except the as_strided_scatter that writes n's result (or, for a receive,
+//    its wait's result) back to exactly that place (it becomes a no-op and
+//    disappears).
 // 4. A result whose layout changes by this (a view's region instead of a fresh
 //    buffer) must have no view ops among its readers, whose types would change.
 // 5. Otherwise a functional node writes an explicit aten::clone (noted "copy:")
@@ -36,6 +49,14 @@
 //    symmetric memory): it would live in the arena and
 //    every run would copy it out; its twin stays functional and its kernel writes
 //    the caller's fresh output (%r = relu(all_reduce_ result) returned: 0 copies).
+// 10. Rules 3 and 7 by bytes (passes/read_footprints.h): a later read, or another
+//    argument of n, in the target's class counts only if it shares a byte with
+//    the target; a view op reads no byte. A functional node's results decide
+//    together: one may count on the scatter of another disappearing only if that
+//    one runs in place too. Not for a buffer (any version of it) that a
+//    collective or effect op touches: its offset may depend on the rank, and the
+//    collective region must be planned alike on every rank; and not for rule 5's
+//    twins (in place there saves a buffer, not a copy). Those decide per storage.
 #pragma once
 #include "symmflow/passes/pass.h"
 
