@@ -1,11 +1,13 @@
 #include "symmflow/exec/program_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/explain.h"
@@ -61,7 +63,7 @@ std::vector<IValue> make_inputs(const ir::Graph& g, const RunRequest& req, int r
     const auto& type = v->type();
     std::string path;
     if (!req.inputs_dir.empty()) {
-      for (const auto& name : {fmt::format("{}.rank{}.npy", v->name(), rank), v->name() + ".npy"})
+      for (const auto& name : input_file_names(v->name(), rank))
         if (fs::exists(fs::path(req.inputs_dir) / name)) {
           path = (fs::path(req.inputs_dir) / name).string();
           break;
@@ -109,6 +111,20 @@ std::vector<Tensor> timed(int iters, double* median_s, F&& run) {
   return outs;
 }
 
+
+void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector<IValue>& inputs,
+          const std::string& dir, int rank) {
+  fs::create_directories(dir);
+  for (size_t i = 0; i < outs.size(); ++i)
+    write_npy((fs::path(dir) / fmt::format("out{}.rank{}.npy", i, rank)).string(), outs[i]);
+  for (size_t k = 0; k < inputs.size(); ++k)
+    if (inputs[k].is_tensor())
+      write_npy((fs::path(dir) / fmt::format("{}.rank{}.npy", g.inputs()[k]->name(), rank)).string(),
+                inputs[k].to_tensor());
+}
+
+}  // namespace
+
 std::string element_text(const Tensor& c, int64_t i) {
   const char* p = static_cast<const char*>(c.data_ptr()) + i * int64_t(c.itemsize());
   switch (c.dtype()) {
@@ -123,18 +139,33 @@ std::string element_text(const Tensor& c, int64_t i) {
   return "?";
 }
 
-void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector<IValue>& inputs,
-          const std::string& dir, int rank) {
-  fs::create_directories(dir);
-  for (size_t i = 0; i < outs.size(); ++i)
-    write_npy((fs::path(dir) / fmt::format("out{}.rank{}.npy", i, rank)).string(), outs[i]);
-  for (size_t k = 0; k < inputs.size(); ++k)
-    if (inputs[k].is_tensor())
-      write_npy((fs::path(dir) / fmt::format("{}.rank{}.npy", g.inputs()[k]->name(), rank)).string(),
-                inputs[k].to_tensor());
+std::vector<std::string> input_file_names(const std::string& name, int rank) {
+  return {fmt::format("{}.rank{}.npy", name, rank), name + ".npy"};
 }
 
-}  // namespace
+void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs) {
+  const int world = int(graphs.size());
+  std::set<std::string> read;  // every file name some rank would read
+  std::vector<std::string> names;  // in signature order, each once
+  for (int r = 0; r < world; ++r)
+    for (const ir::Value* v : graphs[r]->inputs()) {
+      if (!v->is_tensor()) continue;
+      if (std::find(names.begin(), names.end(), "%" + v->name()) == names.end()) names.push_back("%" + v->name());
+      for (const auto& f : input_file_names(v->name(), r)) read.insert(f);
+    }
+  std::vector<std::string> stray;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".npy" && !read.count(e.path().filename().string()))
+      stray.push_back(e.path().filename().string());
+  if (stray.empty()) return;
+  std::sort(stray.begin(), stray.end());
+  const std::string program = graphs.empty() ? "" : graphs[0]->file();
+  fail("--inputs {}: {} {} no input of {} (its tensor inputs: {}; at {} rank{} a file is read as NAME.npy or "
+       "NAME.rank<R>.npy, R < {}): rename or remove {}",
+       dir, fmt::join(stray, ", "), stray.size() == 1 ? "matches" : "match", program,
+       names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")), world, world == 1 ? "" : "s",
+       world, stray.size() == 1 ? "it" : "them");
+}
 
 std::string first_bitwise_difference(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.sizes() != b.sizes())
@@ -231,6 +262,11 @@ RankReport run_on_this_rank(const RunRequest& req) {
                                            g->inputs()[k]->name(), d);
       }
     }
+  }
+  rep.program = "@" + g->name() + (g->rank_set() ? " ranks " + g->rank_set()->str() : "");
+  if (req.keep_outputs) {
+    const auto& outs = compiled ? compiled_out : eager_out;
+    for (size_t i = 0; i < outs.size(); ++i) rep.outputs.emplace_back(g->outputs()[i]->name(), kernels::clone(outs[i]));
   }
   if (!req.save_dir.empty()) {
     if (compiled) save(*g, compiled_out, compiled_in, req.save_dir, rep.rank);

@@ -37,6 +37,7 @@ struct RunRequest {
   bool check_hazards = false;        // run the hazard verifier after compiling (--verify)
   bool trace = false;                // record the last compiled run (RankReport::trace)
   bool explain = false;              // RankReport::explain after the compiled runs
+  bool keep_outputs = false;         // RankReport::outputs (what `symmflow run` prints)
 };
 
 struct RankReport {
@@ -54,10 +55,30 @@ struct RankReport {
   std::vector<ir::PlacementDecision> decisions;
   Timeline trace;  // the last compiled run, when asked
   std::string explain;  // exec::explain of the compiled program with its last run's copies, when asked
+  // The graph this rank ran: "@name", or "@name ranks 1..world-2" when the
+  // file's ranks run different code (ir/rank_set.h).
+  std::string program;
+  // When asked (keep_outputs): each output's name and a contiguous copy of what
+  // the last run returned (compiled when it ran, else eager).
+  std::vector<std::pair<std::string, Tensor>> outputs;
 };
 
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.
 RankReport run_on_this_rank(const RunRequest& req);
+
+// --inputs DIR reads input %name on `rank` from the first of these files that
+// exists: "name.rank<R>.npy", then "name.npy".
+std::vector<std::string> input_file_names(const std::string& name, int rank);
+
+// Refuses (Error naming the file, the program's inputs and a remedy) a .npy in
+// `dir` that no rank would read, given the graph each rank runs (graphs[r] is
+// rank r's): a misnamed file would otherwise leave its input seeded, silently.
+// Files without the .npy extension are not looked at.
+void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs);
+
+// Element i (row-major) of a contiguous tensor as text, in its own dtype's
+// shortest form: "1.5", "-3", "true".
+std::string element_text(const Tensor& contiguous, int64_t i);
 
 // The first element where a and b differ bitwise, as text; "" when equal.
 // NaNs compare by their bits, and -0.0 differs from 0.0.
