@@ -139,8 +139,9 @@ TEST(RunCli, PrintsEachOutputsTypeChecksumAndFirstValues) {
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(r.out.find("@ring_overlap: rank 0 of 2, 1 output (compiled)\n"), 0u) << r.out;
   symmflow::Tensor out = symmflow::exec::read_npy((d / "out0.rank0.npy").string());
-  const std::string line = fmt::format("  %out  f32[4096]  fnv1a {:016x}  [{}, {}, ", symmflow::fnv1a(out.data_ptr(), out.nbytes()),
-                                       symmflow::exec::element_text(out, 0), symmflow::exec::element_text(out, 1));
+  const float* v = out.data<float>();
+  const std::string line =
+      fmt::format("  %out  f32[4096]  fnv1a {:016x}  [{}, {}, ", symmflow::fnv1a(v, out.nbytes()), v[0], v[1]);
   EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   EXPECT_NE(r.out.find(", ...]\n"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("rank 1 of 2"), std::string::npos) << r.out;  // an SPMD program: rank 0's outputs only
@@ -183,15 +184,15 @@ TEST(RunCli, InputsRefusesANpyThatNoRankReads) {
   write_file(d / "in", "README", "not an input: not looked at");
   r = run("run " + kRing + " --nproc 2 --quiet --inputs " + (d / "in").string());
   EXPECT_EQ(r.rc, 0) << r.out;
-  // A misspelt name, and a rank the job does not have: each would leave its input seeded.
+  // Misspelt names: each would leave its input seeded.
   fs::copy_file(d / "y0.rank0.npy", d / "in" / "yo.npy");
-  fs::copy_file(d / "y0.rank1.npy", d / "in" / "y0.rank2.npy");
+  fs::copy_file(d / "y0.rank1.npy", d / "in" / "y0_rank1.npy");
   r = run("run " + kRing + " --nproc 2 --inputs " + (d / "in").string());
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("y0.rank2.npy, yo.npy match no input of " + kRing + " (its tensor inputs: %x0, %y0, %y1;"),
+  EXPECT_NE(r.out.find("y0_rank1.npy, yo.npy match no input of " + kRing + " (its tensor inputs: %x0, %y0, %y1;"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("R < 2): rename or remove them"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("R < 2, by the ranks whose graph has the input NAME): rename or remove them"), std::string::npos) << r.out;
   fs::remove_all(d);
 }
 

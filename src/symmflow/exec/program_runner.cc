@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 #include <set>
 
 #include "symmflow/exec/comm_match.h"
@@ -145,23 +146,32 @@ std::vector<std::string> input_file_names(const std::string& name, int rank) {
 
 void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs) {
   const int world = int(graphs.size());
-  std::set<std::string> read;  // every file name some rank would read
-  std::vector<std::string> names;  // in signature order, each once
+  std::set<std::string> read;      // the file names some rank of this job reads
+  std::vector<std::string> names;  // every tensor input, in signature order, each once
   for (int r = 0; r < world; ++r)
     for (const ir::Value* v : graphs[r]->inputs()) {
       if (!v->is_tensor()) continue;
       if (std::find(names.begin(), names.end(), "%" + v->name()) == names.end()) names.push_back("%" + v->name());
       for (const auto& f : input_file_names(v->name(), r)) read.insert(f);
     }
+  // NAME.rank<R>.npy for a rank beyond this job is kept for a larger one (one
+  // folder can serve several world sizes) when NAME is an input.
+  auto for_larger_job = [&](const std::string& file) {
+    static const std::regex ranked(R"((.+)\.rank([0-9]+)\.npy)");
+    std::smatch m;
+    return std::regex_match(file, m, ranked) && std::stoll(m[2].str().substr(0, 9)) >= world &&
+           std::find(names.begin(), names.end(), "%" + m[1].str()) != names.end();
+  };
   std::vector<std::string> stray;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().extension() == ".npy" && !read.count(e.path().filename().string()))
-      stray.push_back(e.path().filename().string());
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string file = e.path().filename().string();
+    if (e.path().extension() == ".npy" && !read.count(file) && !for_larger_job(file)) stray.push_back(file);
+  }
   if (stray.empty()) return;
   std::sort(stray.begin(), stray.end());
   const std::string program = graphs.empty() ? "" : graphs[0]->file();
   fail("--inputs {}: {} {} no input of {} (its tensor inputs: {}; at {} rank{} a file is read as NAME.npy or "
-       "NAME.rank<R>.npy, R < {}): rename or remove {}",
+       "NAME.rank<R>.npy, R < {}, by the ranks whose graph has the input NAME): rename or remove {}",
        dir, fmt::join(stray, ", "), stray.size() == 1 ? "matches" : "match", program,
        names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")), world, world == 1 ? "" : "s",
        world, stray.size() == 1 ? "it" : "them");

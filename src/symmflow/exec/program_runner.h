@@ -70,10 +70,11 @@ RankReport run_on_this_rank(const RunRequest& req);
 // exists: "name.rank<R>.npy", then "name.npy".
 std::vector<std::string> input_file_names(const std::string& name, int rank);
 
-// Refuses (Error naming the file, the program's inputs and a remedy) a .npy in
+// Refuses (Error naming the files, the program's inputs and a remedy) a .npy in
 // `dir` that no rank would read, given the graph each rank runs (graphs[r] is
 // rank r's): a misnamed file would otherwise leave its input seeded, silently.
-// Files without the .npy extension are not looked at.
+// NAME.rank<R>.npy for R >= graphs.size() is kept when NAME is an input (the
+// folder may serve a larger job too); files of other extensions are not looked at.
 void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs);
 
 // Element i (row-major) of a contiguous tensor as text, in its own dtype's
