@@ -57,11 +57,11 @@ TEST(Cli, VersionIsTheProjectsVersion) {
 }
 
 // One rank limit (params::kMaxRanks) for every command: one more is refused by
-// each (exit 2), and each help states the same range.
+// each (exit 2), each help states the same range, and the limit itself runs.
 TEST(Cli, EveryCommandHasTheSameRankLimit) {
   const std::string ring = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf";
   const std::string over = std::to_string(symmflow::params::kMaxRanks + 1);
-  const std::string range = "[1 - " + std::to_string(symmflow::params::kMaxRanks) + "]";
+  const std::string max = std::to_string(symmflow::params::kMaxRanks);
   const std::pair<std::string, std::string> commands[] = {
       {"run " + ring + " --nproc " + over, "run --help"},
       {"launch --nproc " + over + " -- true", "launch --help"},
@@ -74,9 +74,12 @@ TEST(Cli, EveryCommandHasTheSameRankLimit) {
     EXPECT_EQ(r.rc, 2) << refused << "\n" << r.out;
     EXPECT_NE(r.out.find(over), std::string::npos) << refused << "\n" << r.out;
     Result h = run(help);
-    const std::string want = help == "tune --help" ? "[2 - " + std::to_string(symmflow::params::kMaxRanks) + "]" : range;
+    const std::string want = (help == "tune --help" ? "[2 - " : "[1 - ") + max + "]";  // tune compares worlds of 2+
     EXPECT_NE(h.out.find(want), std::string::npos) << help << "\n" << h.out;
   }
+  // The limit itself is a world the runtime starts (128 processes of `true`: under a second).
+  Result full = run("launch --nproc " + max + " -- true");
+  EXPECT_EQ(full.rc, 0) << full.out;
 }
 
 }  // namespace

@@ -192,7 +192,8 @@ TEST(RunCli, InputsRefusesANpyThatNoRankReads) {
   EXPECT_NE(r.out.find("y0_rank1.npy, yo.npy match no input of " + kRing + " (its tensor inputs: %x0, %y0, %y1;"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("R < 2, by the ranks whose graph has the input NAME): rename or remove them"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("R < 2, by the ranks whose graph has the input NAME): rename or remove them"), std::string::npos)
+      << r.out;
   fs::remove_all(d);
 }
 
