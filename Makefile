@@ -7,7 +7,7 @@ DEB_PKGS := cmake ninja-build g++ ccache libfmt-dev libcli11-dev nlohmann-json3-
             libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
             libopenmpi-dev openmpi-bin iproute2 procps \
             python3-torch python3-numpy python3-dev pybind11-dev python3-pybind11 \
-            python3-pytest libdlpack-dev
+            python3-pytest libdlpack-dev pkgconf
 
 .PHONY: all deps configure build test demo clean
 

@@ -6,18 +6,18 @@
 # executor itself must not use). Each layer can be built
 # and tested on its own, so a broken upper layer never blocks a lower one.
 set(SF_LAYERS "")
-file(WRITE ${CMAKE_BINARY_DIR}/sf_layers.txt "")
+file(WRITE ${PROJECT_BINARY_DIR}/sf_layers.txt "")
 function(sf_layer name)
   cmake_parse_arguments(L "" "" "DEPS;TEST_DEPS" ${ARGN})
-  set(dir ${CMAKE_SOURCE_DIR}/src/symmflow/${name})
+  set(dir ${PROJECT_SOURCE_DIR}/src/symmflow/${name})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${dir}/*.cc)
   file(GLOB_RECURSE tests CONFIGURE_DEPENDS ${dir}/*_test.cc)
   list(FILTER srcs EXCLUDE REGEX "_test\\.cc$")
   if(NOT srcs)
-    set(srcs ${CMAKE_SOURCE_DIR}/cmake/empty.cc)
+    set(srcs ${PROJECT_SOURCE_DIR}/cmake/empty.cc)
   endif()
   add_library(sf_${name} OBJECT ${srcs})
-  target_include_directories(sf_${name} PUBLIC ${CMAKE_SOURCE_DIR}/src)
+  target_include_directories(sf_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   # Link-only interface target: what this layer's objects need at link time.
   add_library(sf_${name}_deps INTERFACE)
   target_link_libraries(sf_${name} PUBLIC sf_${name}_deps)
@@ -30,8 +30,8 @@ function(sf_layer name)
   set(SF_CLOSURE_${name} ${closure} CACHE INTERNAL "")
   # For the layering test (cmake/layering_check.cmake): which headers it may include.
   string(REPLACE ";" " " deps_text "${closure}")
-  file(APPEND ${CMAKE_BINARY_DIR}/sf_layers.txt "${name}: ${deps_text}\n")
-  if(tests)
+  file(APPEND ${PROJECT_BINARY_DIR}/sf_layers.txt "${name}: ${deps_text}\n")
+  if(tests AND SYMMFLOW_BUILD_TESTS)
     add_executable(${name}_tests ${tests})
     # Linking an object library directly adds its objects, so every layer of the
     # closure is linked directly (objects do not propagate transitively).

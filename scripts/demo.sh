@@ -8,7 +8,7 @@ echo "   current block is computed; checked bitwise against eager; the overlap e
 "$SF" run examples/ring_attention/ring_attention.sf --nproc 2 --check --explain --trace "$BUILD/ring_attention.trace.json"
 echo "   (open $BUILD/ring_attention.trace.json in https://ui.perfetto.dev: a compute and a communication lane per rank)"
 echo
-echo "== the blog's kernel (seed 000): two ring exchanges interleaved with compute,"
+echo "== two ring exchanges interleaved with compute (examples/ring_overlap),"
 echo "   traced P2P compiled without copies, checked bitwise against eager on 2 ranks"
 "$SF" run examples/ring_overlap/ring_overlap.sf --nproc 2 --check --explain
 echo

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "cli_util.h"
+#include "symmflow/core/params.h"
+#include "symmflow/version.h"
 
 #include <array>
 #include <cstdio>
@@ -43,6 +45,41 @@ TEST(Cli, LaunchRunsRanksAndReportsTheFailingOne) {
   Result bad = run("launch --nproc 2 -- sh -c 'exit $((SYMMFLOW_RANK * 7))'");
   EXPECT_EQ(bad.rc, 7) << bad.out;
   EXPECT_EQ(run("launch --nproc 0 -- true").rc, 2);
+}
+
+TEST(Cli, VersionIsTheProjectsVersion) {
+  Result r = run("--version");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("symmflow " SYMMFLOW_VERSION, 0), 0u) << r.out;  // then " (git ...)" in a checkout
+  Result help = run("--help");
+  EXPECT_NE(help.out.find("--version"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("find_package(symmflow)"), std::string::npos) << help.out;
+}
+
+// One rank limit (params::kMaxRanks) for every command: one more is refused by
+// each (exit 2), each help states the same range, and the limit itself runs.
+TEST(Cli, EveryCommandHasTheSameRankLimit) {
+  const std::string ring = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf";
+  const std::string over = std::to_string(symmflow::params::kMaxRanks + 1);
+  const std::string max = std::to_string(symmflow::params::kMaxRanks);
+  const std::pair<std::string, std::string> commands[] = {
+      {"run " + ring + " --nproc " + over, "run --help"},
+      {"launch --nproc " + over + " -- true", "launch --help"},
+      {"bench collectives --nproc " + over, "bench collectives --help"},
+      {"compile " + ring + " --world " + over, "compile --help"},
+      {"tune --nproc " + over, "tune --help"},
+  };
+  for (const auto& [refused, help] : commands) {
+    Result r = run(refused);
+    EXPECT_EQ(r.rc, 2) << refused << "\n" << r.out;
+    EXPECT_NE(r.out.find(over), std::string::npos) << refused << "\n" << r.out;
+    Result h = run(help);
+    const std::string want = (help == "tune --help" ? "[2 - " : "[1 - ") + max + "]";  // tune compares worlds of 2+
+    EXPECT_NE(h.out.find(want), std::string::npos) << help << "\n" << h.out;
+  }
+  // The limit itself is a world the runtime starts (128 processes of `true`: under a second).
+  Result full = run("launch --nproc " + max + " -- true");
+  EXPECT_EQ(full.rc, 0) << full.out;
 }
 
 }  // namespace

@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "cli_util.h"
+#include "symmflow/core/hash.h"
+#include "symmflow/exec/npy.h"
 #include <sys/wait.h>
+
+#include <fmt/format.h>
 
 #include <array>
 #include <cstdio>
@@ -19,6 +23,13 @@ using sf_test::Result;
 using sf_test::run;
 
 const std::string kRing = std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf";
+const std::string kPipeline = std::string(SF_SOURCE_DIR) + "/examples/pipeline/pipeline.sf";
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
 
 fs::path temp_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / ("sf-run-cli-" + name + "-" + std::to_string(getpid()));
@@ -118,6 +129,72 @@ TEST(RunCli, StopAfterFunctionalizeRunsTheFunctionalProgram) {
   EXPECT_EQ(r.rc, 0) << r.out;
   r = run("run " + kRing + " --stop-after nosuchpass");
   EXPECT_EQ(r.rc, 2) << r.out;
+}
+
+// The summary's checksum is FNV-1a of the bytes --save-outputs writes: checked
+// here against the saved file of the same run.
+TEST(RunCli, PrintsEachOutputsTypeChecksumAndFirstValues) {
+  auto d = temp_dir("summary");
+  Result r = run("run " + kRing + " --nproc 2 --seed 3 --save-outputs " + d.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("@ring_overlap: rank 0 of 2, 1 output (compiled)\n"), 0u) << r.out;
+  symmflow::Tensor out = symmflow::exec::read_npy((d / "out0.rank0.npy").string());
+  const float* v = out.data<float>();
+  const std::string line =
+      fmt::format("  %out  f32[4096]  fnv1a {:016x}  [{}, {}, ", symmflow::fnv1a(v, out.nbytes()), v[0], v[1]);
+  EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_NE(r.out.find(", ...]\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("rank 1 of 2"), std::string::npos) << r.out;  // an SPMD program: rank 0's outputs only
+  EXPECT_EQ(r.out.find("median"), std::string::npos) << r.out;       // times only with --iters
+  fs::remove_all(d);
+}
+
+TEST(RunCli, ItersPrintsMedianTimesAndQuietPrintsNoSummary) {
+  Result r = run("run " + kRing + " --nproc 2 --mode both --iters 3");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("median of 3 runs on rank 0: eager "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" ms, compiled "), std::string::npos) << r.out;
+  r = run("run " + kRing + " --nproc 2 --quiet");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+  r = run("run " + kRing + " --nproc 2 --check -q");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.rfind("check: OK", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("@ring_overlap"), std::string::npos) << r.out;
+}
+
+// Ranks that run different code return different things: one block per rank
+// set, from the first rank that runs it.
+TEST(RunCli, SummaryHasOneBlockPerProgramOfTheFile) {
+  Result r = run("run " + kPipeline + " --nproc 4 --mode eager");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(count(r.out, "@pipeline ranks 0: rank 0 of 4, 1 output (eager)\n"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "@pipeline ranks 1..world-2: rank 1 of 4, 1 output (eager)\n"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "@pipeline ranks world-1: rank 3 of 4, 1 output (eager)\n"), 1u) << r.out;
+  EXPECT_EQ(count(r.out, "  %out  f32[16, 16]  fnv1a "), 3u) << r.out;
+}
+
+TEST(RunCli, InputsRefusesANpyThatNoRankReads) {
+  auto d = temp_dir("stray");
+  Result r = run("run " + kRing + " --nproc 2 --quiet --save-outputs " + d.string());
+  ASSERT_EQ(r.rc, 0) << r.out;
+  fs::create_directories(d / "in");
+  fs::copy_file(d / "x0.rank1.npy", d / "in" / "x0.rank1.npy");  // read by rank 1
+  fs::copy_file(d / "x0.rank0.npy", d / "in" / "x0.npy");        // read by rank 0
+  write_file(d / "in", "README", "not an input: not looked at");
+  r = run("run " + kRing + " --nproc 2 --quiet --inputs " + (d / "in").string());
+  EXPECT_EQ(r.rc, 0) << r.out;
+  // Misspelt names: each would leave its input seeded.
+  fs::copy_file(d / "y0.rank0.npy", d / "in" / "yo.npy");
+  fs::copy_file(d / "y0.rank1.npy", d / "in" / "y0_rank1.npy");
+  r = run("run " + kRing + " --nproc 2 --inputs " + (d / "in").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("y0_rank1.npy, yo.npy match no input of " + kRing + " (its tensor inputs: %x0, %y0, %y1;"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("R < 2, by the ranks whose graph has the input NAME): rename or remove them"), std::string::npos)
+      << r.out;
+  fs::remove_all(d);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // - exampleops::fused_all_reduce_rms_norm_(Tensor(a!) x, Tensor w, str group_name,
 //   float eps=1e-06) -> Tensor(a!): all-reduces x in place over the group, then
 //   normalizes each row by its RMS and scales by w — in place, returning x (the
-//   alias form of seed 001, compiled without a schema change). x must be in
+//   aliasing form `Tensor(a!) -> Tensor(a!)`, compiled without a schema change). x must be in
 //   symmetric memory (register_symm_mem_args), so the compiler places x's
 //   producer in the symmetric arena.
 // - exampleops::scaled_copy(Tensor x, float s) -> Tensor: an opaque producer

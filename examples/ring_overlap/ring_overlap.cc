@@ -1,8 +1,8 @@
-// The blog's kernel (seed 000), the C++ twin of ring_overlap.sf: two ring
+// The C++ twin of ring_overlap.sf: two ring
 // exchanges (send to the next rank, receive from the previous one), each with
 // compute that does not touch the buffers in flight, so the transfer can overlap
-// it. TorchInductor reordered this kernel's second exchange past the compute that
-// reads the first one's result (garbage); here the compiled program is bitwise
+// it. A scheduler that moved the second exchange past the compute that reads the
+// first one's result would give garbage; here the compiled program is bitwise
 // equal to eager on every rank.
 //
 //   symmflow launch --nproc 4 -- build/dev/examples/ring_overlap --check
@@ -12,7 +12,7 @@
 namespace sf = symmflow;
 
 constexpr const char* kUsage = R"(usage: ring_overlap [--check] [--iters N] [--size N]
-  The blog's ring-overlap kernel on f32[N] per rank (DESIGN.md section 6).
+  Two ring exchanges interleaved with compute, on f32[N] per rank (docs/examples.md).
   --check     run eagerly and through sf::compile, compare every output bitwise on every rank
   --iters N   print the median seconds per call of each mode over N calls (rank 0)
   --size N    elements per rank (default 1048576)

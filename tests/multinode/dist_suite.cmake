@@ -7,7 +7,7 @@
 add_executable(sf_dist_suite ${CMAKE_CURRENT_SOURCE_DIR}/dist_suite.cc)
 target_link_libraries(sf_dist_suite PRIVATE symmflow fmt::fmt)
 # Beside the `symmflow` launcher: build/<preset>/sf_dist_suite.
-set_target_properties(sf_dist_suite PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+set_target_properties(sf_dist_suite PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 
 foreach(nproc 2 3 4)
   add_test(NAME dist_suite_shm_${nproc}

@@ -8,8 +8,6 @@
 
 namespace symmflow::exec {
 
-namespace {
-
 std::string element_text(const Tensor& c, int64_t i) {
   const char* p = static_cast<const char*>(c.data_ptr()) + i * int64_t(c.itemsize());
   switch (c.dtype()) {
@@ -23,8 +21,6 @@ std::string element_text(const Tensor& c, int64_t i) {
   }
   return "?";
 }
-
-}  // namespace
 
 std::string first_bitwise_difference(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.sizes() != b.sizes())

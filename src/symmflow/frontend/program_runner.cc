@@ -1,11 +1,14 @@
 #include "symmflow/frontend/program_runner.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <regex>
+#include <set>
 
 #include "symmflow/exec/bitwise_diff.h"
 #include "symmflow/exec/comm_match.h"
@@ -65,7 +68,7 @@ std::vector<IValue> make_inputs(const ir::Graph& g, const RunRequest& req, int r
     const auto& type = v->type();
     std::string path;
     if (!req.inputs_dir.empty()) {
-      for (const auto& name : {fmt::format("{}.rank{}.npy", v->name(), rank), v->name() + ".npy"})
+      for (const auto& name : input_file_names(v->name(), rank))
         if (fs::exists(fs::path(req.inputs_dir) / name)) {
           path = (fs::path(req.inputs_dir) / name).string();
           break;
@@ -125,6 +128,43 @@ void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector
 }
 
 }  // namespace
+
+std::vector<std::string> input_file_names(const std::string& name, int rank) {
+  return {fmt::format("{}.rank{}.npy", name, rank), name + ".npy"};
+}
+
+void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs) {
+  const int world = int(graphs.size());
+  std::set<std::string> read;      // the file names some rank of this job reads
+  std::vector<std::string> names;  // every tensor input, in signature order, each once
+  for (int r = 0; r < world; ++r)
+    for (const ir::Value* v : graphs[r]->inputs()) {
+      if (!v->is_tensor()) continue;
+      if (std::find(names.begin(), names.end(), "%" + v->name()) == names.end()) names.push_back("%" + v->name());
+      for (const auto& f : input_file_names(v->name(), r)) read.insert(f);
+    }
+  // NAME.rank<R>.npy for a rank beyond this job is kept for a larger one (one
+  // folder can serve several world sizes) when NAME is an input.
+  auto for_larger_job = [&](const std::string& file) {
+    static const std::regex ranked(R"((.+)\.rank([0-9]+)\.npy)");
+    std::smatch m;
+    return std::regex_match(file, m, ranked) && std::stoll(m[2].str().substr(0, 9)) >= world &&
+           std::find(names.begin(), names.end(), "%" + m[1].str()) != names.end();
+  };
+  std::vector<std::string> stray;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string file = e.path().filename().string();
+    if (e.path().extension() == ".npy" && !read.count(file) && !for_larger_job(file)) stray.push_back(file);
+  }
+  if (stray.empty()) return;
+  std::sort(stray.begin(), stray.end());
+  const std::string program = graphs.empty() ? "" : graphs[0]->file();
+  fail("--inputs {}: {} {} no input of {} (its tensor inputs: {}; at {} rank{} a file is read as NAME.npy or "
+       "NAME.rank<R>.npy, R < {}, by the ranks whose graph has the input NAME): rename or remove {}",
+       dir, fmt::join(stray, ", "), stray.size() == 1 ? "matches" : "match", program,
+       names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")), world, world == 1 ? "" : "s",
+       world, stray.size() == 1 ? "it" : "them");
+}
 
 RankReport run_on_this_rank(const RunRequest& req) {
   auto& world = dist::world();
@@ -208,6 +248,11 @@ RankReport run_on_this_rank(const RunRequest& req) {
                                            g->inputs()[k]->name(), d);
       }
     }
+  }
+  rep.program = "@" + g->name() + (g->rank_set() ? " ranks " + g->rank_set()->str() : "");
+  if (req.keep_outputs) {
+    const auto& outs = compiled ? compiled_out : eager_out;
+    for (size_t i = 0; i < outs.size(); ++i) rep.outputs.emplace_back(g->outputs()[i]->name(), kernels::clone(outs[i]));
   }
   if (!req.save_dir.empty()) {
     if (compiled) save(*g, compiled_out, compiled_in, req.save_dir, rep.rank);

@@ -40,6 +40,7 @@ struct RunRequest {
   bool check_hazards = false;        // run the hazard verifier after compiling (--verify)
   bool trace = false;                // record the last compiled run (RankReport::trace)
   bool explain = false;              // RankReport::explain after the compiled runs
+  bool keep_outputs = false;         // RankReport::outputs (what `symmflow run` prints)
 };
 
 struct RankReport {
@@ -57,10 +58,26 @@ struct RankReport {
   std::vector<ir::PlacementDecision> decisions;
   Timeline trace;  // the last compiled run, when asked
   std::string explain;  // exec::explain of the compiled program with its last run's copies, when asked
+  // The graph this rank ran: "@name", or "@name ranks 1..world-2" when the
+  // file's ranks run different code (ir/rank_set.h).
+  std::string program;
+  // When asked (keep_outputs): each output's name and a contiguous copy of what
+  // the last run returned (compiled when it ran, else eager).
+  std::vector<std::pair<std::string, Tensor>> outputs;
 };
 
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.
 RankReport run_on_this_rank(const RunRequest& req);
 
+// --inputs DIR reads input %name on `rank` from the first of these files that
+// exists: "name.rank<R>.npy", then "name.npy".
+std::vector<std::string> input_file_names(const std::string& name, int rank);
+
+// Refuses (Error naming the files, the program's inputs and a remedy) a .npy in
+// `dir` that no rank would read, given the graph each rank runs (graphs[r] is
+// rank r's): a misnamed file would otherwise leave its input seeded, silently.
+// NAME.rank<R>.npy for R >= graphs.size() is kept when NAME is an input (the
+// folder may serve a larger job too); files of other extensions are not looked at.
+void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs);
 
 }  // namespace symmflow::frontend

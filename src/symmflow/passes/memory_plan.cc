@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "symmflow/core/hash.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/passes/comm_ops.h"
 #include "symmflow/passes/symm_placement.h"
@@ -65,14 +66,6 @@ class ArenaPacker {
   std::map<int64_t, int64_t> free_;  // offset -> bytes
   int64_t top_ = 0;
 };
-
-uint64_t fnv(uint64_t h, int64_t v) {
-  for (int i = 0; i < 8; ++i) {
-    h ^= uint64_t(v >> (8 * i)) & 0xff;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 }  // namespace
 
@@ -168,9 +161,10 @@ bool MemoryPlanning::run(ir::Graph& g) {
   std::sort(plan.collective_buffers.begin(), plan.collective_buffers.end(), [](const auto& a, const auto& b) {
     return std::tie(a.collective, a.operand) < std::tie(b.collective, b.operand);
   });
-  uint64_t hash = 1469598103934665603ull;
-  for (const auto& c : plan.collective_buffers) hash = fnv(fnv(fnv(fnv(hash, c.collective), c.operand), c.offset), c.bytes);
-  plan.symmetric_hash = fnv(hash, plan.collective_bytes);
+  uint64_t hash = kFnv1aBasis;
+  for (const auto& c : plan.collective_buffers)
+    hash = fnv1a_int(fnv1a_int(fnv1a_int(fnv1a_int(hash, c.collective), c.operand), c.offset), c.bytes);
+  plan.symmetric_hash = fnv1a_int(hash, plan.collective_bytes);
   plan.sentinels = sentinels_;
   plan.planned = true;
   return true;

@@ -195,7 +195,7 @@ void add_bench_command(CLI::App& app) {
       "Time symmflow's collectives and P2P against MPI (same run, before and after) and the memcpy "
       "bound; every result is verified before it is timed");
   auto* nproc = cmd->add_option("--nproc,-n", o->nproc, "Number of ranks (not under mpirun)")
-                    ->check(CLI::Range(1, 64))
+                    ->check(rank_count())
                     ->capture_default_str();
   auto* sizes = cmd->add_option("--sizes", o->worker.sizes,
                                 "Sizes: a range of powers of two (1K-64M), a list (1K,4K,4M) or one size "

@@ -3,9 +3,15 @@
 #include <string>
 #include <vector>
 
-namespace CLI { class App; }
+namespace CLI { class App; class Validator; }
 
 namespace symmflow::tools {
+
+// The range every rank count on the command line is checked against (--nproc
+// of run, launch, bench and tune; compile's --world): [lo, params::kMaxRanks],
+// the ranks a job's control block holds. One limit, so no command accepts a
+// world that another one, or the runtime, refuses.
+CLI::Validator rank_count(int lo = 1);
 
 // `symmflow ops [NAMESPACE] [--json]`: every registered op, its schema, its
 // kernels and its symmetric-memory args.

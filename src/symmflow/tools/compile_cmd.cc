@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "symmflow/core/params.h"
 #include "symmflow/exec/explain.h"
 #include "symmflow/ir/parser.h"
 #include "symmflow/ir/printer.h"
@@ -67,8 +68,9 @@ void add_compile_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "compile", "Compile a .sf program for one rank of a world and print the optimized IR (nothing runs)");
   cmd->add_option("file", o->file, "The program (.sf text IR, see docs/ir.md)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--world", o->world, "World size the program is compiled for")->required()->check(CLI::Range(1, 4096));
-  cmd->add_option("--rank", o->rank, "Rank to compile for (rank/world expressions use it)")->check(CLI::Range(0, 4095));
+  cmd->add_option("--world", o->world, "World size the program is compiled for")->required()->check(rank_count());
+  cmd->add_option("--rank", o->rank, "Rank to compile for (rank/world expressions use it)")
+      ->check(CLI::Range(0, params::kMaxRanks - 1));
   cmd->add_option("--dump-ir", o->dump_ir,
                   "Print the IR after every pipeline step: '-' for stdout, or a folder (one NN-step.sf each)");
   cmd->add_flag("--explain", o->explain,

@@ -14,7 +14,7 @@ void add_launch_command(CLI::App& app) {
       "launch",
       "Start N rank processes of a command on this machine, supervise them, and exit with the "
       "first failing rank's status (128+signal for a signal)");
-  cmd->add_option("--nproc,-n", opts->nproc, "Number of ranks")->required()->check(CLI::Range(1, 128));
+  cmd->add_option("--nproc,-n", opts->nproc, "Number of ranks")->required()->check(rank_count());
   cmd->add_flag("--no-prefix", *no_prefix, "Do not prefix output lines with [rank R]");
   cmd->add_flag("--pin", opts->pin, "Pin rank r to CPU r (when ranks <= CPUs)");
   cmd->add_option("--timeout", opts->timeout_s, "Kill the job after SEC seconds (exit 124); 0 = no limit");

@@ -19,6 +19,7 @@
 #include "symmflow/runtime/world.h"
 #include "symmflow/tools/commands.h"
 #include "symmflow/tools/ir_dump.h"
+#include "symmflow/tools/run_summary.h"
 
 namespace symmflow::tools {
 namespace {
@@ -29,6 +30,8 @@ struct RunOptions {
   bool check = false;
   std::string mode = "compiled";
   int iters = 1;
+  bool iters_given = false;
+  bool quiet = false;
   bool explain = false;
   std::string dump_ir;
   std::string json;
@@ -118,6 +121,7 @@ int rank_body(const RunOptions& o) {
   }
   req.trace = !o.trace.empty();
   req.explain = o.explain && world.rank() == 0;
+  req.keep_outputs = !o.quiet;
   if (!o.dump_ir.empty() && (o.dump_ir != "-" || world.rank() == 0))
     req.dump = make_ir_dumper(o.dump_ir == "-" ? "-" : fmt::format("{}/rank{}", o.dump_ir, world.rank()));
   frontend::RankReport rep;
@@ -134,7 +138,18 @@ int rank_body(const RunOptions& o) {
   bad.data<int32_t>()[0] = rep.match ? 0 : 1;
   dist::all_reduce_(world, bad, dist::ReduceOp::sum);
   const int mismatched = bad.data<int32_t>()[0];
+  const bool eager = req.mode != frontend::RunMode::compiled, compiled = req.mode != frontend::RunMode::eager;
+  // Every rank's outputs to rank 0 (programs whose ranks run different code
+  // return different things); printed only when the check, if any, passed, so
+  // a mismatch stays the last thing said.
+  std::string summary;
+  if (!o.quiet && mismatched == 0) {
+    auto texts = dist::all_gather_text(rank_text(rep, outputs_block(rep, world.size(), compiled)), "run summary");
+    summary = distinct_blocks(texts);
+    if (o.iters_given) summary += times_line(rep, o.iters, eager, compiled);
+  }
   if (world.rank() == 0) {
+    fmt::print("{}", summary);
     if (rep.compared && mismatched == 0)
       fmt::print("check: OK ({} rank{}, {} output{} and {} input{} bitwise equal, eager vs compiled)\n", world.size(),
                  world.size() == 1 ? "" : "s", rep.outputs_compared, rep.outputs_compared == 1 ? "" : "s",
@@ -155,7 +170,16 @@ int run_run(const RunOptions& o) {
   // Refuse a bad program before starting any rank (exit 2, file:line:col), one
   // racy in eager included, on every rank (peers and views may depend on it).
   try {
-    for (int r = 0; r < o.nproc; ++r) passes::check_races(*ir::parse_graph_file(o.file, r, o.nproc));
+    std::vector<std::unique_ptr<ir::Graph>> graphs;
+    for (int r = 0; r < o.nproc; ++r) {
+      graphs.push_back(ir::parse_graph_file(o.file, r, o.nproc));
+      passes::check_races(*graphs.back());
+    }
+    if (!o.inputs.empty()) {
+      std::vector<const ir::Graph*> by_rank;
+      for (const auto& g : graphs) by_rank.push_back(g.get());
+      frontend::check_inputs_dir(o.inputs, by_rank);
+    }
   } catch (const Error& e) {
     fmt::print(stderr, "{}\n", e.what());
     return 2;
@@ -176,13 +200,16 @@ void add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   auto* cmd = app.add_subcommand("run", "Run a .sf program on N ranks: eagerly, compiled, or both compared bitwise");
   cmd->add_option("file", o->file, "The program (.sf text IR, see docs/ir.md)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--nproc,-n", o->nproc, "Number of ranks (1 is a valid world)")->check(CLI::Range(1, 128));
+  cmd->add_option("--nproc,-n", o->nproc, "Number of ranks (1 is a valid world)")->check(rank_count());
   cmd->add_flag("--check", o->check,
                 "Run eager and compiled on every rank and compare every output and every input's final "
                 "contents bitwise; exit 1 on the first difference");
   cmd->add_option("--mode", o->mode, "eager (op by op), compiled (default) or both")
       ->check(CLI::IsMember({"eager", "compiled", "both"}));
-  cmd->add_option("--iters", o->iters, "Runs of each mode (times are medians)")->check(CLI::Range(1, 1000000));
+  auto* iters = cmd->add_option("--iters", o->iters, "Runs of each mode; prints the median times (rank 0's)")
+                    ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--quiet,-q", o->quiet,
+                "Do not print the outputs and times (what --check, --explain and --trace print still appears)");
   cmd->add_flag("--explain", o->explain,
                 "Print what the compiler did (copies and why, ops run in place, what compute each communication "
                 "op overlaps)");
@@ -192,7 +219,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--dump-ir", o->dump_ir, "The IR after every pipeline step: '-' (rank 0, stdout) or DIR/rank<R>/");
   cmd->add_option("--json", o->json, "Write a JSON report (check, copies, symmetric_bytes, times, peak_bytes)");
   cmd->add_option("--seed", o->seed, "Seed of the input fill (docs/ir.md)");
-  cmd->add_option("--inputs", o->inputs, "Read input %x from DIR/x.rank<R>.npy, else DIR/x.npy")->check(CLI::ExistingDirectory);
+  cmd->add_option("--inputs", o->inputs,
+                  "Read input %x from DIR/x.rank<R>.npy, else DIR/x.npy (a .npy in DIR that no rank reads is "
+                  "refused); the inputs without a file are seeded")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--save-outputs", o->save,
                   "Write DIR/out<i>.rank<R>.npy per returned value and DIR/<input>.rank<R>.npy per input");
   cmd->add_option("--timeout", o->timeout, "Kill the job after SEC seconds (exit 124); 0 = no limit");
@@ -213,7 +243,15 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--stop-after", o->stop_after,
                   "Compile only up to this pipeline step and run that (e.g. functionalize: the functional program)")
       ->check(CLI::IsMember(passes::pipeline_steps()));
-  cmd->callback([o] { throw CLI::RuntimeError(run_run(*o)); });
+  cmd->footer(
+      "When the run is done, rank 0 prints what it returned: for each output its name, type (dtype and shape), "
+      "FNV-1a checksum of its bytes in row-major order (the data of the .npy --save-outputs writes) and first "
+      "values; once per program of the file (rank 0's outputs, and those of the first rank of every other "
+      "'ranks' set). Outputs come from the compiled run, from the eager one with --mode eager.");
+  cmd->callback([o, iters] {
+    o->iters_given = iters->count() > 0;
+    throw CLI::RuntimeError(run_run(*o));
+  });
 }
 
 }  // namespace symmflow::tools

@@ -103,7 +103,7 @@ void add_tune_command(CLI::App& app) {
   auto o = std::make_shared<TuneOptions>();
   auto* cmd = app.add_subcommand(
       "tune", "Measure the one-shot/two-shot all_reduce crossover on this machine and store it for the compiler");
-  cmd->add_option("--nproc", o->nprocs, "World sizes to measure (default 2 3 4)")->check(CLI::Range(2, 128));
+  cmd->add_option("--nproc", o->nprocs, "World sizes to measure (default 2 3 4)")->check(rank_count(2));
   cmd->add_option("--sizes", o->sizes, "Message sizes: a range of powers of two (256-256K) or a list");
   cmd->add_option("--trials", o->trials, "Trials per measurement (median)")->check(CLI::Range(1, 1000));
   cmd->add_option("--out", o->out, "The tuning file (default $SYMMFLOW_TUNE_FILE or ~/.cache/symmflow/tune.json)");
