@@ -83,10 +83,10 @@ INSTANTIATE_TEST_SUITE_P(EveryProgram, CopyReportCli, testing::ValuesIn(programs
 // whole before any read. Passed regular, each costs exactly one counted copy
 // (back to the caller; nothing is copied in, nothing staged); passed symmetric,
 // none (the peers write the caller's tensors directly).
-nlohmann::json ring_overlap_copies(const std::string& flags) {
+nlohmann::json example_copies(const std::string& example, const std::string& flags) {
   const fs::path json = fs::temp_directory_path() / ("sf-ring-" + std::to_string(getpid()) + ".json");
-  auto r = sf_test::run("run " + std::string(SF_SOURCE_DIR) + "/examples/ring_overlap/ring_overlap.sf --nproc 2 --check --json " +
-                        json.string() + flags);
+  auto r = sf_test::run("run " + std::string(SF_SOURCE_DIR) + "/examples/" + example + "/" + example +
+                        ".sf --check -q --json " + json.string() + flags);
   EXPECT_EQ(r.rc, 0) << r.out;
   std::ifstream f(json);
   auto j = nlohmann::json::parse(f);
@@ -95,15 +95,29 @@ nlohmann::json ring_overlap_copies(const std::string& flags) {
 }
 
 TEST(CopyReportCli, RingOverlapCopiesEachRegularReceiveInputOnceAndSymmetricOnesNever) {
-  auto regular = ring_overlap_copies("");
+  auto regular = example_copies("ring_overlap", " --nproc 2");
   EXPECT_EQ(regular["count"].get<int64_t>(), 2) << regular.dump(2);
   EXPECT_EQ(regular["inputs_to_symmetric"]["count"].get<int64_t>(), 2) << regular.dump(2);
   EXPECT_EQ(regular["staged"]["count"].get<int64_t>(), 0) << regular.dump(2);
   for (const auto& e : regular["entries"])
     EXPECT_NE(e["why"].get<std::string>().find("copied back"), std::string::npos) << e.dump();
-  auto symmetric = ring_overlap_copies(" --symmetric-inputs");
+  auto symmetric = example_copies("ring_overlap", " --nproc 2 --symmetric-inputs");
   EXPECT_EQ(symmetric["count"].get<int64_t>(), 0) << symmetric.dump(2);
   EXPECT_EQ(symmetric["bytes"].get<int64_t>(), 0) << symmetric.dump(2);
+}
+
+// The flagship programs with symmetric inputs copy nothing: receives land in
+// the caller's grid or the double buffer (reinplace by bytes), the halo rows'
+// sends wait for the peer's post instead of going eager (a batch whose
+// matching receive is in the peer's same batch), the all_reduce's buffer is
+// produced in place. At 2 and 4 ranks.
+TEST(CopyReportCli, FlagshipsWithSymmetricInputsCopyNothing) {
+  for (const char* example : {"ring_overlap", "halo2d", "ring_attention", "tp_mlp"})
+    for (const char* nproc : {" --nproc 2", " --nproc 4"}) {
+      auto c = example_copies(example, std::string(nproc) + " --symmetric-inputs");
+      EXPECT_EQ(c["count"].get<int64_t>(), 0) << example << nproc << c.dump(2);
+      EXPECT_EQ(c["staged"]["bytes"].get<int64_t>(), 0) << example << nproc << c.dump(2);
+    }
 }
 
 TEST(CopyReportCli, CoversTheExamplesAndTheTestPrograms) {

@@ -132,6 +132,8 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
     if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
     ops::StartAsync async;
     if (s.start_async) ctx.set(&async);
+    ops::SendsRendezvous rendezvous{&s.rendezvous};
+    if (!s.rendezvous.empty()) ctx.set(&rendezvous);
     if (s.scoped) {
       if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
       run_node(*g_, *s.node, env_, scoped_.get(), &ctx);

@@ -52,6 +52,10 @@ struct Instruction {
   bool start_async = false;  // a collective some wait completes (started at its node)
   std::vector<int> waits;    // an asynchronous start: the instructions that wait for it
   int start = -1;            // a wait: the instruction it completes (-1: a wait on nothing in flight)
+  // A batch_isend_irecv: per entry, a send whose matching receive is in the
+  // peer's same batch and whose data can move once (a symmetric buffer on one
+  // end): it waits for the post instead of taking the eager path's two copies.
+  std::vector<bool> rendezvous;
   std::string group;         // the group it communicates in ("" for compute)
   std::string label;         // "aten::mm %y" (the trace and --explain)
 };

@@ -178,10 +178,13 @@ Results batch_isend_irecv(OpContext& ctx, Args a) {
   auto peers = a[1].to_int_list();
   auto tags = a[2].to_int_list();
   auto tensors = a[3].to_tensor_list();
+  const auto* rendezvous = ctx.get<SendsRendezvous>();
   std::vector<dist::P2POp> ops;
-  for (size_t i = 0; i < kinds.size(); ++i)
+  for (size_t i = 0; i < kinds.size(); ++i) {
     ops.push_back(kinds[i] == "isend" ? dist::P2POp::send(tensors[i], int(peers[i]), int(tags[i]))
                                       : dist::P2POp::recv(tensors[i], int(peers[i]), int(tags[i])));
+    ops.back().rendezvous = rendezvous && i < rendezvous->entries->size() && (*rendezvous->entries)[i];
+  }
   auto works = dist::batch_isend_irecv(group_arg(a, 4), ops);
   for (size_t i = 0; i < works.size(); ++i) register_work(tensors[i], works[i]);
   return {a[3]};

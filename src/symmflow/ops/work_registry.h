@@ -3,6 +3,7 @@
 // once, and c10d::wait_tensor(t) waits for the work that still owns t — as
 // PyTorch's functional collectives register their Work against the output.
 #pragma once
+#include <vector>
 #include "symmflow/core/tensor.h"
 #include "symmflow/runtime/p2p/p2p.h"
 
@@ -13,6 +14,11 @@ void register_work(const Tensor& t, dist::Work work);
 // collective and register its Work (a later c10d::wait_tensor completes it)
 // instead of completing it in the kernel (passes/comm_ops.h).
 struct StartAsync {};
+// The executor's note to c10d::batch_isend_irecv: entry i is a send whose
+// matching receive is in the peer's same batch (dist::P2POp::rendezvous).
+struct SendsRendezvous {
+  const std::vector<bool>* entries;  // the plan's, per batch entry
+};
 // Waits for and forgets every work registered for t's TensorImpl; if there is
 // none, for every work on t's storage (a view of a buffer in flight). Returns
 // how many works it waited for.

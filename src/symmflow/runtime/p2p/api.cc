@@ -83,8 +83,10 @@ std::shared_ptr<P2PWork> P2PEngine::irecv(const Tensor& t, int peer, int tag) {
 
 std::vector<std::shared_ptr<P2PWork>> P2PEngine::batch(const std::vector<P2POp>& ops) {
   std::vector<std::shared_ptr<P2PWork>> works(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i)  // validate everything before posting anything
+  for (size_t i = 0; i < ops.size(); ++i) {  // validate everything before posting anything
     works[i] = make_work(ops[i].kind, ops[i].tensor, ops[i].peer, ops[i].tag);
+    works[i]->rendezvous = ops[i].rendezvous;
+  }
   pass();
   for (size_t i = 0; i < ops.size(); ++i)
     if (ops[i].kind == P2POp::Kind::recv) post_recv(works[i]);

@@ -32,7 +32,7 @@ using runtime::P2PEvent;
 using runtime::P2PEventType;
 
 bool P2PEngine::try_send_eager(const std::shared_ptr<P2PWork>& w) {
-  if (w->nbytes > eager_max_bytes_) return false;
+  if (w->nbytes > eager_max_bytes_ || w->rendezvous) return false;
   PeerState& peer = peers_[size_t(w->peer)];
   if (peer.eager_slots_in_use == runtime::kEagerSlots) return false;  // rendezvous
   int slot = 0;

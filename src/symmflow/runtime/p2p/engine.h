@@ -109,6 +109,7 @@ class P2PWork final : public WorkImpl {
   StridedLayout layout;    // strided tensors only (a contiguous one allocates nothing)
   size_t nbytes = 0;
   int64_t heap_offset = -1;      // of the data in the group's heap when symmetric + contiguous
+  bool rendezvous = false;       // a send that never goes eager (P2POp::rendezvous)
   size_t bytes_transferred = 0;  // staged transfers
   State state = State::queued;
   NetLink::Request net_request = -1;  // peer on another node

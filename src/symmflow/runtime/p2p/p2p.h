@@ -44,6 +44,13 @@ struct P2POp {
   Tensor tensor;
   int peer;  // group rank
   int tag = 0;
+  // A send that never takes the eager path: it waits for the receive's post,
+  // then the data moves once (put into a symmetric receive buffer, or read from
+  // a symmetric send buffer). Only safe when the peer posts the matching receive
+  // before it waits on anything that needs this rank's progress: a compiled
+  // program sets it for a batch whose matching receive is in the peer's same
+  // batch (eager would copy the message into a slot and out again).
+  bool rendezvous = false;
   static P2POp send(Tensor t, int peer, int tag = 0) { return {Kind::send, std::move(t), peer, tag}; }
   static P2POp recv(Tensor t, int peer, int tag = 0) { return {Kind::recv, std::move(t), peer, tag}; }
 };

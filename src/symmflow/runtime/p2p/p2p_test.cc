@@ -17,6 +17,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/copy_stats.h"
@@ -120,6 +121,42 @@ void ring_job(int nproc) {
   SF_EXPECT_JOB_OK(r);
 }
 
+// A rendezvous send (P2POp::rendezvous) never goes eager: a small message to a
+// symmetric receive buffer posted late (the receiver sleeps first) is put once,
+// with no counted copy, where the eager path copies it into a slot and out.
+void rendezvous_job(int nproc) {
+  auto r = run_job(nproc, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), n = g.size(), next = (me + 1) % n, prev = (me + n - 1) % n;
+    int msg = 100;
+    for (bool rendezvous : {false, true}) {
+      ++msg;
+      Tensor x = make(true, {16}, g), y = make(true, {16}, g);
+      fill(x, me, msg);
+      fill_const(y, -1);
+      g.barrier("rendezvous setup");
+      reset_staged_copy_stats();
+      P2POp send = P2POp::send(x, next, 5);
+      send.rendezvous = rendezvous;
+      std::vector<Work> w;
+      if (me % 2 == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));  // its post comes late
+      w = batch_isend_irecv(g, {P2POp::recv(y, prev, 5), send});
+      for (auto& x : w) x.wait();
+      expect(y, prev, msg, "rendezvous");
+      g.barrier("rendezvous counted");  // every rank's copies of this round are done
+      auto cs = staged_copy_stats();
+      if (rendezvous)
+        SF_CHECK(cs.count == 0, "rank {}: a rendezvous send made {} staged copies", me, cs.count);
+      g.barrier("rendezvous end");
+    }
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, RendezvousSendToASymmetricBufferCopiesNothingAtTwoRanks) { rendezvous_job(2); }
+TEST(P2P, RendezvousSendToASymmetricBufferCopiesNothingAtFourRanks) { rendezvous_job(4); }
 TEST(P2P, RingAllBufferKindsAtTwoRanks) { ring_job(2); }
 TEST(P2P, RingAllBufferKindsAtThreeRanks) { ring_job(3); }
 TEST(P2P, RingAllBufferKindsAtFourRanks) { ring_job(4); }
