@@ -208,27 +208,28 @@ template <bool kMax, typename C>
 bool lane_extreme(const C* x, int64_t n, C& out) {
   constexpr int kLanes = 16;
   if (n < kLanes) return false;
-  C m[kLanes];
-  int32_t nan[kLanes];
-  for (int j = 0; j < kLanes; ++j) m[j] = x[j], nan[j] = x[j] != x[j];
+  // bad[j] accumulates v - v: 0 for finite v, NaN for NaN (and for +-inf, which
+  // then takes the ordered loop too). Float arithmetic only, so gcc vectorizes.
+  C m[kLanes], bad[kLanes];
+  for (int j = 0; j < kLanes; ++j) m[j] = x[j], bad[j] = x[j] - x[j];
   int64_t i = kLanes;
   for (; i + kLanes <= n; i += kLanes)
     for (int j = 0; j < kLanes; ++j) {
       const C v = x[i + j];
-      nan[j] |= v != v;
+      bad[j] += v - v;
       m[j] = (kMax ? v > m[j] : v < m[j]) ? v : m[j];
     }
   for (; i < n; ++i) {
-    nan[0] |= x[i] != x[i];
+    bad[0] += x[i] - x[i];
     m[0] = (kMax ? x[i] > m[0] : x[i] < m[0]) ? x[i] : m[0];
   }
   C r = m[0];
-  int32_t any_nan = nan[0];
+  bool any_bad = bad[0] != C(0);
   for (int j = 1; j < kLanes; ++j) {
-    any_nan |= nan[j];
+    any_bad |= bad[j] != C(0);
     r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
   }
-  if (any_nan != 0 || r == C(0)) return false;
+  if (any_bad || r == C(0)) return false;
   out = r;
   return true;
 }

@@ -37,48 +37,32 @@ namespace {
 #define SF_AVX2 __attribute__((target("avx2,fma")))
 
 // One vector type's lanes and SLEEF calls: F8 for f32 (8 lanes), D4 for f64 (4).
-struct F8 {
-  using T = float;
-  using V = __m256;
-  static constexpr int kLanes = 8;
-  SF_AVX2 static V load(const T* p) { return _mm256_loadu_ps(p); }
-  SF_AVX2 static void store(T* p, V v) { _mm256_storeu_ps(p, v); }
-  SF_AVX2 static V set1(T v) { return _mm256_set1_ps(v); }
-  SF_AVX2 static V add(V a, V b) { return _mm256_add_ps(a, b); }
-  SF_AVX2 static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-  SF_AVX2 static V div(V a, V b) { return _mm256_div_ps(a, b); }
-  SF_AVX2 static V neg(V a) { return _mm256_xor_ps(a, _mm256_set1_ps(-0.0f)); }
-  SF_AVX2 static V exp(V x) { return Sleef_expf8_u10avx2(x); }
-  SF_AVX2 static V log(V x) { return Sleef_logf8_u10avx2(x); }
-  SF_AVX2 static V log2(V x) { return Sleef_log2f8_u10avx2(x); }
-  SF_AVX2 static V log1p(V x) { return Sleef_log1pf8_u10avx2(x); }
-  SF_AVX2 static V expm1(V x) { return Sleef_expm1f8_u10avx2(x); }
-  SF_AVX2 static V sin(V x) { return Sleef_sinf8_u10avx2(x); }
-  SF_AVX2 static V cos(V x) { return Sleef_cosf8_u10avx2(x); }
-  SF_AVX2 static V tanh(V x) { return Sleef_tanhf8_u10avx2(x); }
-  SF_AVX2 static V erf(V x) { return Sleef_erff8_u10avx2(x); }
-};
-struct D4 {
-  using T = double;
-  using V = __m256d;
-  static constexpr int kLanes = 4;
-  SF_AVX2 static V load(const T* p) { return _mm256_loadu_pd(p); }
-  SF_AVX2 static void store(T* p, V v) { _mm256_storeu_pd(p, v); }
-  SF_AVX2 static V set1(T v) { return _mm256_set1_pd(v); }
-  SF_AVX2 static V add(V a, V b) { return _mm256_add_pd(a, b); }
-  SF_AVX2 static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
-  SF_AVX2 static V div(V a, V b) { return _mm256_div_pd(a, b); }
-  SF_AVX2 static V neg(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
-  SF_AVX2 static V exp(V x) { return Sleef_expd4_u10avx2(x); }
-  SF_AVX2 static V log(V x) { return Sleef_logd4_u10avx2(x); }
-  SF_AVX2 static V log2(V x) { return Sleef_log2d4_u10avx2(x); }
-  SF_AVX2 static V log1p(V x) { return Sleef_log1pd4_u10avx2(x); }
-  SF_AVX2 static V expm1(V x) { return Sleef_expm1d4_u10avx2(x); }
-  SF_AVX2 static V sin(V x) { return Sleef_sind4_u10avx2(x); }
-  SF_AVX2 static V cos(V x) { return Sleef_cosd4_u10avx2(x); }
-  SF_AVX2 static V tanh(V x) { return Sleef_tanhd4_u10avx2(x); }
-  SF_AVX2 static V erf(V x) { return Sleef_erfd4_u10avx2(x); }
-};
+// NAME, element T, vector V, lanes, intrinsic suffix (ps/pd), SLEEF suffix (f8/d4).
+#define SF_LANES(NAME, T_, V_, LANES, S, F)                                                     \
+  struct NAME {                                                                                 \
+    using T = T_;                                                                               \
+    using V = V_;                                                                               \
+    static constexpr int kLanes = LANES;                                                        \
+    SF_AVX2 static V load(const T* p) { return _mm256_loadu_##S(p); }                           \
+    SF_AVX2 static void store(T* p, V v) { _mm256_storeu_##S(p, v); }                           \
+    SF_AVX2 static V set1(T v) { return _mm256_set1_##S(v); }                                   \
+    SF_AVX2 static V add(V a, V b) { return _mm256_add_##S(a, b); }                             \
+    SF_AVX2 static V mul(V a, V b) { return _mm256_mul_##S(a, b); }                             \
+    SF_AVX2 static V div(V a, V b) { return _mm256_div_##S(a, b); }                             \
+    SF_AVX2 static V neg(V a) { return _mm256_xor_##S(a, _mm256_set1_##S(T(-0.0))); }           \
+    SF_AVX2 static V exp(V x) { return Sleef_exp##F##_u10avx2(x); }                             \
+    SF_AVX2 static V log(V x) { return Sleef_log##F##_u10avx2(x); }                             \
+    SF_AVX2 static V log2(V x) { return Sleef_log2##F##_u10avx2(x); }                           \
+    SF_AVX2 static V log1p(V x) { return Sleef_log1p##F##_u10avx2(x); }                         \
+    SF_AVX2 static V expm1(V x) { return Sleef_expm1##F##_u10avx2(x); }                         \
+    SF_AVX2 static V sin(V x) { return Sleef_sin##F##_u10avx2(x); }                             \
+    SF_AVX2 static V cos(V x) { return Sleef_cos##F##_u10avx2(x); }                             \
+    SF_AVX2 static V tanh(V x) { return Sleef_tanh##F##_u10avx2(x); }                           \
+    SF_AVX2 static V erf(V x) { return Sleef_erf##F##_u10avx2(x); }                             \
+  };
+SF_LANES(F8, float, __m256, 8, ps, f8)
+SF_LANES(D4, double, __m256d, 4, pd, d4)
+#undef SF_LANES
 
 template <typename L, Fn F>
 SF_AVX2 inline typename L::V eval(typename L::V x) {
