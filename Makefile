@@ -5,6 +5,7 @@ BUILD    := build/$(PRESET)
 JOBS     ?= $(shell nproc)
 DEB_PKGS := cmake ninja-build g++ ccache libfmt-dev libcli11-dev nlohmann-json3-dev \
             libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev \
+            libdnnl-dev libsleef-dev \
             libopenmpi-dev openmpi-bin iproute2 procps \
             python3-torch python3-numpy python3-dev pybind11-dev python3-pybind11 \
             python3-pytest libdlpack-dev pkgconf

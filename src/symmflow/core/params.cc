@@ -79,7 +79,7 @@ const std::vector<Spec>& table() {
    "simulated link: bandwidth in Gbit/s of what a rank puts on the link (ring algorithms); 0: infinite"},
   // Kernels and compiler.
   {"SYMMFLOW_BLAS_THREADS", Kind::integer, "1", 1, 1024, "", SetBy::user,
-   "threads of OpenBLAS inside matmul (one per rank by default)"},
+   "intra-op threads of matmul: oneDNN (f32) and OpenBLAS (f64); one per rank by default"},
   {"SYMMFLOW_VERIFY", Kind::boolean, "0", 0, 0, "", SetBy::user,
    "1: run the hazard verifier after every compile (debug builds always do; the test suite sets it)"},
   {"SYMMFLOW_TUNE_FILE", Kind::path, "$HOME/.cache/symmflow/tune.json", 0, 0, "", SetBy::user,

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/sum_order.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -35,26 +37,31 @@ void check_inputs(const Tensor& x, const Shape& shape, const std::optional<Tenso
 }
 
 // Rows of n contiguous elements: x, y [rows, n]; w, b [n] or null; mean, rstd [rows].
+// Two passes over a compute-type copy of the row: the mean, then the squared
+// deviations, each an ordered sum (sum_order.h: fixed and vectorized).
 template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd, int64_t rows,
                      int64_t n, double eps) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  std::vector<C> row(static_cast<size_t>(n)), dev(static_cast<size_t>(n));
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
-    C sum = 0;
-    for (int64_t i = 0; i < n; ++i) sum += C(xr[i]);
+    for (int64_t i = 0; i < n; ++i) row[i] = C(xr[i]);
+    const C sum = ordered_sum(row.data(), n);
     // A row holding +-inf: PyTorch's Welford pass gives mean NaN (inf - inf), not inf.
     const C m = n == 0 ? C(0) : std::isinf(sum) ? std::numeric_limits<C>::quiet_NaN() : sum / C(n);
-    C sq = 0;
-    for (int64_t i = 0; i < n; ++i) sq += (C(xr[i]) - m) * (C(xr[i]) - m);
-    const C var = n == 0 ? std::numeric_limits<C>::quiet_NaN() : sq / C(n);
+    for (int64_t i = 0; i < n; ++i) dev[i] = (row[i] - m) * (row[i] - m);
+    const C var = n == 0 ? std::numeric_limits<C>::quiet_NaN() : ordered_sum(dev.data(), n) / C(n);
     const C rs = C(1) / std::sqrt(var + C(eps));
     const C scale = rs, shift = -rs * m;
-    for (int64_t i = 0; i < n; ++i) {
-      const C wv = w ? C(w[i]) : C(1), bv = b ? C(b[i]) : C(0);
-      yr[i] = T((C(xr[i]) * scale + shift) * wv + bv);
-    }
+    // (x * scale + shift) * w + b; a missing w is 1 and b is 0, which change no bits.
+    for (int64_t i = 0; i < n; ++i) row[i] = row[i] * scale + shift;
+    if (w != nullptr)
+      for (int64_t i = 0; i < n; ++i) row[i] = row[i] * C(w[i]);
+    if (b != nullptr)
+      for (int64_t i = 0; i < n; ++i) row[i] = row[i] + C(b[i]);
+    for (int64_t i = 0; i < n; ++i) yr[i] = T(row[i]);
     mean[r] = T(m);
     rstd[r] = T(rs);
   }

@@ -8,8 +8,8 @@
 // Numerics, as PyTorch's CPU kernel (LayerNormKernelImpl): f64 in double; f32,
 // bf16 and f16 in float (rounded once to the dtype at the end), y computed as
 // (x * rstd + (-rstd * mean)) * weight + bias. PyTorch takes mean and variance in
-// one Welford pass; this kernel takes two passes (sum, then squared deviations) in a
-// fixed order, which can differ from PyTorch's in the last bits. A row whose sum
+// one Welford pass; this kernel takes two passes (sum, then squared deviations),
+// each in sum_order.h's fixed order, which can differ from PyTorch's in the last bits. A row whose sum
 // is +-inf has mean NaN, as Welford's gives for a row holding +-inf (a row of
 // finite values whose float sum overflows is NaN here, finite in PyTorch). An
 // empty row has mean 0 and rstd NaN, as PyTorch's.

@@ -1,11 +1,14 @@
 #include "symmflow/kernels/matmul.h"
 
 #include <cblas.h>
+#include <dnnl.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <mutex>
+#include <type_traits>
 
 #include "symmflow/core/params.h"
 #include "symmflow/kernels/copy.h"
@@ -53,11 +56,24 @@ BlasLayout blas_layout(const Operand& m) {
   return {};
 }
 
+// f32: oneDNN's sgemm (the library PyTorch 1.13 ships with; measured against
+// OpenBLAS in docs/performance.md "Kernels"). oneDNN runs on OpenMP and takes the
+// calling thread's OpenMP thread count, so that count is set to
+// SYMMFLOW_BLAS_THREADS around the call and restored after: a torch in the same
+// process keeps its own setting. With a fixed thread count oneDNN's result does
+// not depend on timing, so ranks and eager/compiled runs get the same bits.
 void gemm_call(float alpha, const float* a, CBLAS_TRANSPOSE ta, int64_t lda, const float* b,
                CBLAS_TRANSPOSE tb, int64_t ldb, float beta, float* c, int64_t m, int64_t n,
                int64_t k) {
-  cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
-              c, int(std::max<int64_t>(n, 1)));
+  static const int threads = int(params::integer("SYMMFLOW_BLAS_THREADS"));
+  const int before = omp_get_max_threads();
+  if (before != threads) omp_set_num_threads(threads);
+  const dnnl_status_t st =
+      dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a,
+                 lda, b, ldb, beta, c, std::max<int64_t>(n, 1));
+  if (before != threads) omp_set_num_threads(before);
+  SF_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed (status {}) for {}x{}x{}", int(st), m,
+           k, n);
 }
 void gemm_call(double alpha, const double* a, CBLAS_TRANSPOSE ta, int64_t lda, const double* b,
                CBLAS_TRANSPOSE tb, int64_t ldb, double beta, double* c, int64_t m, int64_t n,
@@ -80,8 +96,9 @@ void blas_product(Operand a, Operand b, const Tensor& out, double alpha, double 
     lb = blas_layout(b);
   }
   const int64_t M = a.rows, K = a.cols, N = b.cols;
-  SF_CHECK(M < INT_MAX && N < INT_MAX && K < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX,
-           "matmul: matrix dims {}x{}x{} exceed the BLAS integer range", M, K, N);
+  if constexpr (std::is_same_v<T, double>)  // OpenBLAS takes int dims (oneDNN int64)
+    SF_CHECK(M < INT_MAX && N < INT_MAX && K < INT_MAX && la.ld < INT_MAX && lb.ld < INT_MAX,
+             "matmul: matrix dims {}x{}x{} exceed the BLAS integer range", M, K, N);
   const T* pa = static_cast<const T*>(a.t.data_ptr());
   const T* pb = static_cast<const T*>(b.t.data_ptr());
   T* pc = static_cast<T*>(out.data_ptr());

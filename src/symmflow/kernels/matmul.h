@@ -1,11 +1,13 @@
-// Matrix products. f32/f64 go through OpenBLAS (cblas_sgemm/dgemm; transposed or
+// Matrix products. f32 goes through oneDNN (dnnl_sgemm, as PyTorch 1.13 ships
+// it), f64 through OpenBLAS (cblas_dgemm; oneDNN has no f64 gemm); transposed or
 // row-strided operands are passed with a leading dimension, other layouts are made
-// contiguous first), bf16/f16 are converted to f32, multiplied by sgemm and rounded
+// contiguous first. bf16/f16 are converted to f32, multiplied by sgemm and rounded
 // back once, i32/i64 use a plain triple loop accumulating in i64 (wrapping to i32
 // at the end). bool is rejected. Both operands must have the same dtype.
 //
-// OpenBLAS runs with one thread (ranks share the cores) unless the environment
-// variable SYMMFLOW_BLAS_THREADS says otherwise; it is set once, on first use.
+// Both libraries run with one thread (ranks share the cores) unless the
+// environment variable SYMMFLOW_BLAS_THREADS says otherwise; it is read once, on
+// first use. A fixed thread count gives the same bits on every run.
 // On meta inputs every op returns a meta tensor of the result type.
 //
 //   Tensor y = matmul(x, w);            // x f32[B, T, K], w f32[K, N] -> f32[B, T, N]

@@ -4,7 +4,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <vector>
+
+#include <omp.h>
 
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/shape_ops.h"
@@ -128,6 +132,39 @@ TEST(Matmul, OneBlasThreadByDefault) {
   mm(A(), B());  // the first BLAS call sets the thread count
   if (std::getenv("SYMMFLOW_BLAS_THREADS") == nullptr) {
     EXPECT_EQ(openblas_get_num_threads(), 1);
+  }
+}
+
+// oneDNN runs on OpenMP: matmul sets its thread count for the call only, so other
+// OpenMP code in the process (a torch beside symmflow) keeps its own setting.
+TEST(Matmul, LeavesTheCallersOpenMPThreadCountAlone) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(3);
+  mm(A(), B());
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  omp_set_num_threads(before);
+}
+
+// f32 through oneDNN at a size its blocked kernels use: close to a double
+// reference, and the same bits on every call (what eager vs compiled relies on).
+TEST(Matmul, F32GemmIsAccurateAndRepeatable) {
+  const int64_t m = 67, k = 129, n = 45;
+  std::vector<double> va(size_t(m * k)), vb(size_t(k * n));
+  for (size_t i = 0; i < va.size(); ++i) va[i] = std::sin(double(i));
+  for (size_t i = 0; i < vb.size(); ++i) vb[i] = std::cos(double(i) * 0.3);
+  Tensor a = from(va, {m, k}), b = from(vb, {k, n});
+  Tensor c = mm(a, b);
+  const float* pa = a.data<float>();
+  const float* pb = b.data<float>();
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double want = 0;
+      for (int64_t q = 0; q < k; ++q) want += double(pa[i * k + q]) * double(pb[q * n + j]);
+      ASSERT_NEAR(c.data<float>()[i * n + j], want, 1e-4) << i << "," << j;
+    }
+  for (int r = 0; r < 3; ++r) {
+    Tensor again = mm(a, b);
+    EXPECT_EQ(std::memcmp(again.data_ptr(), c.data_ptr(), c.nbytes()), 0);
   }
 }
 

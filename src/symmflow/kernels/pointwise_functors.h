@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "symmflow/core/dtype.h"
+#include "symmflow/kernels/vec_math.h"
 
 namespace symmflow::kernels {
 
@@ -202,20 +203,31 @@ struct Abs {
     else return x < 0 ? detail::neg(x) : x;
   }
 };
-struct Exp { template <typename T> T operator()(T x) const { return std::exp(x); } };
-struct Log { template <typename T> T operator()(T x) const { return std::log(x); } };
+// The transcendental ones run on SLEEF (vec_math.h): kVec names the vector function
+// the kernels map over whole runs, and one element through operator() gets the same
+// bits. sigmoid(x) = 1 / (1 + exp(-x)); silu(x) = x * sigmoid(x), spelled as
+// PyTorch's CPU kernel: x / (1 + exp(-x)); gelu(x, approximate="none") =
+// x * 0.5 * (1 + erf(x / sqrt(2))). Floating compute types only.
+#define SF_VEC_FUNCTOR(Name, fn)                                                \
+  struct Name {                                                                 \
+    static constexpr vec::Fn kVec = vec::Fn::fn;                                \
+    template <typename T> T operator()(T x) const { return vec::apply(kVec, x); } \
+  };
+SF_VEC_FUNCTOR(Exp, exp)
+SF_VEC_FUNCTOR(Log, log)
+SF_VEC_FUNCTOR(Log2, log2)
+SF_VEC_FUNCTOR(Log1p, log1p)
+SF_VEC_FUNCTOR(Expm1, expm1)
+SF_VEC_FUNCTOR(Sin, sin)
+SF_VEC_FUNCTOR(Cos, cos)
+SF_VEC_FUNCTOR(Tanh, tanh)
+SF_VEC_FUNCTOR(Erf, erf)
+SF_VEC_FUNCTOR(Sigmoid, sigmoid)
+SF_VEC_FUNCTOR(Silu, silu)
+SF_VEC_FUNCTOR(Gelu, gelu)
+#undef SF_VEC_FUNCTOR
 struct Sqrt { template <typename T> T operator()(T x) const { return std::sqrt(x); } };
 struct Rsqrt { template <typename T> T operator()(T x) const { return T(1) / std::sqrt(x); } };
-struct Sin { template <typename T> T operator()(T x) const { return std::sin(x); } };
-struct Cos { template <typename T> T operator()(T x) const { return std::cos(x); } };
-struct Tanh { template <typename T> T operator()(T x) const { return std::tanh(x); } };
-struct Sigmoid {
-  template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
-};
-// silu(x) = x * sigmoid(x), as PyTorch's CPU kernel spells it: x / (1 + exp(-x)).
-struct Silu {
-  template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); }
-};
 // & | ^ on integers and bool (bool stays bool).
 struct BitAnd { template <typename T> T operator()(T a, T b) const { return T(a & b); } };
 struct BitOr { template <typename T> T operator()(T a, T b) const { return T(a | b); } };
@@ -240,10 +252,6 @@ struct Sign {
     else return T(int(T(0) < x) - int(x < T(0)));
   }
 };
-struct Log1p { template <typename T> T operator()(T x) const { return std::log1p(x); } };
-struct Expm1 { template <typename T> T operator()(T x) const { return std::expm1(x); } };
-struct Log2 { template <typename T> T operator()(T x) const { return std::log2(x); } };
-struct Erf { template <typename T> T operator()(T x) const { return std::erf(x); } };
 struct Reciprocal { template <typename T> T operator()(T x) const { return T(1) / x; } };
 // ~x on integers, logical not on bool.
 struct BitwiseNot {
@@ -254,12 +262,6 @@ struct BitwiseNot {
 };
 // max(x, 0) with NaN passing through and relu(-0.0) == -0.0 (PyTorch's clamp_min).
 struct Relu { template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; } };
-// gelu(x, approximate="none"): x * 0.5 * (1 + erf(x / sqrt(2))).
-struct Gelu {
-  template <typename T> T operator()(T x) const {
-    return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
-  }
-};
 // gelu(x, approximate="tanh"): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))),
 // term by term as PyTorch's CPU kernel (GeluKernelImpl; bf16/f16 in float, as 2.x).
 // Its vectorized tanh (Sleef's tanh_u10) is exactly +-1 once |inner| passes

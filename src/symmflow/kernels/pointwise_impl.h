@@ -2,6 +2,7 @@
 // elementwise loop over N strided inputs, and the functional / in-place / out=
 // plumbing. Only unary.cc, binary.cc and compare.cc include it.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <string_view>
 #include <tuple>
@@ -57,7 +58,11 @@ template <typename T> struct BcastIn {
 // -O2: the output may be one of the inputs (in place), never a shifted copy of one
 // (prepare_input copies those), so there is no loop-carried dependence.
 template <typename Out, typename F, typename... R>
-inline void run_dense(Out* o, int64_t n, const F& f, R... r) {
+inline void run_dense(Out* o, int64_t n, const F& f_ref, R... r) {
+  // A local copy: a value the function captured (add's alpha) would otherwise be
+  // read through a pointer that the float stores may alias, and reloaded after
+  // each one, which keeps gcc from vectorizing.
+  const F f = f_ref;
   constexpr int64_t kBlock = 16;
   const int64_t m = n - n % kBlock;
   for (int64_t j = 0; j < m; j += kBlock) {
@@ -254,9 +259,10 @@ Tensor binary(const BinaryInfo& info, Dest dest, Operand a, Operand b, Make&& ma
 // make(Tag<T>{}) returns the element function on compute_t<T>. same_dtype_out: an
 // out= must have exactly the result dtype, no cast (PyTorch builds neg, abs and gelu
 // without type promotion: "Found dtype Double but expected Float").
-template <unsigned Set, typename Make>
-Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Make&& make,
-             bool same_dtype_out = false) {
+// run(Tag<T>{}, dst, in) fills dst (dtype T) from in (x converted to T).
+template <unsigned Set, typename Run>
+Tensor unary_with(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Run&& run,
+                  bool same_dtype_out) {
   const DType common = int_to_float ? to_floating(x.dtype()) : x.dtype();
   // Check the dtype before any meta shortcut, so the Meta kernel rejects it too.
   dispatch<Set>(name, common, [](auto) {});
@@ -264,11 +270,51 @@ Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& 
     SF_CHECK(dest.out->dtype() == common, "{}: Found dtype {} but expected {}", name,
              dtype_name(dest.out->dtype()), dtype_name(common));
   return finish(name, dest, x.sizes(), common, x.is_meta(), {x}, [&](const Tensor& dst) {
-    dispatch<Set>(name, common, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      elementwise<T, T>(dst, {prepare_input(x, common, dst)}, make(tag));
-    });
+    dispatch<Set>(name, common, [&](auto tag) { run(tag, dst, prepare_input(x, common, dst)); });
   });
+}
+
+template <unsigned Set, typename Make>
+Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x, Make&& make,
+             bool same_dtype_out = false) {
+  return unary_with<Set>(name, int_to_float, dest, x, [&](auto tag, const Tensor& dst, const Tensor& in) {
+    using T = typename decltype(tag)::type;
+    elementwise<T, T>(dst, {in}, make(tag));
+  }, same_dtype_out);
+}
+
+// dst = fn(in) for a floating T through vec::map (vec_math.h): a run contiguous in
+// both goes straight to it; any other run (strided, bf16/f16) is gathered into a
+// compute-type block, mapped and scattered, so every element is computed by the
+// same vector function.
+template <typename T>
+void map_runs(vec::Fn fn, const Tensor& dst, const Tensor& in) {
+  using C = compute_t<T>;
+  std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(in.data_ptr())};
+  for_each_run<2>(dst.sizes(), base, {byte_strides(dst), broadcast_byte_strides(in, dst.sizes())},
+                  [&](char** p, const int64_t* s, int64_t n) {
+    if constexpr (std::is_same_v<T, C>) {
+      if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T)))
+        return vec::map(fn, reinterpret_cast<const T*>(p[1]), reinterpret_cast<T*>(p[0]), n);
+    }
+    constexpr int64_t kBlock = 256;
+    C buf[kBlock];
+    for (int64_t j = 0; j < n; j += kBlock) {
+      const int64_t m = std::min(kBlock, n - j);
+      for (int64_t i = 0; i < m; ++i) buf[i] = load<T>(p[1] + (j + i) * s[1]);
+      vec::map(fn, buf, buf, m);
+      for (int64_t i = 0; i < m; ++i) *reinterpret_cast<T*>(p[0] + (j + i) * s[0]) = from_compute<T>(buf[i]);
+    }
+  });
+}
+
+// A unary op whose functor F runs on SLEEF (F::kVec): floating dtypes only.
+template <typename F>
+Tensor unary_vec(std::string_view name, bool int_to_float, Dest dest, const Tensor& x,
+                 bool same_dtype_out = false) {
+  return unary_with<kFloats>(name, int_to_float, dest, x, [](auto tag, const Tensor& dst, const Tensor& in) {
+    map_runs<typename decltype(tag)::type>(F::kVec, dst, in);
+  }, same_dtype_out);
 }
 
 }  // namespace symmflow::kernels::pointwise_detail

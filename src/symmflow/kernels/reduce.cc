@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
@@ -54,45 +55,11 @@ ReducePlan make_plan(const char* op, const Tensor& t, const Shape& dims, bool ke
 template <typename T>
 constexpr bool is_half_v = std::is_same_v<T, BFloat16> || std::is_same_v<T, Half>;
 
-// A float sum with a fixed order and a small error: the elements (in the order
-// they come, row-major over the reduced dims) are summed in blocks of kBlock, the
-// blocks in blocks of kBlock, and those in turn, all in float. The result depends
-// only on the values and their order, never on how the loops are arranged, and its
-// error grows with about 2 kBlock + n / kBlock^2 roundings instead of n. Every step
-// is a float addition, so it overflows to inf where PyTorch's float sum does.
-// reduce_visit calls block_done(k) after the k-th element when k % kBlock == 0.
-class FloatSum {
- public:
-  static constexpr int64_t kBlock = 128;  // a power of two
-  void operator+=(float v) { l0_ += v; }
-  void block_done(int64_t k) {
-    l1_ += l0_;
-    l0_ = 0;
-    if ((k & (kBlock * kBlock - 1)) != 0) return;
-    l2_ += l1_;
-    l1_ = 0;
-  }
-  float value() const { return (l2_ + l1_) + l0_; }
-
- private:
-  float l0_ = 0, l1_ = 0, l2_ = 0;
-};
-
-// The accumulator of a sum whose output is O: f64 in double, f32/bf16/f16 in float
-// (PyTorch's), integers and bool in i64.
+// The accumulator type of a sum whose output is O: double for f64, float for
+// f32/bf16/f16 (PyTorch's), i64 for integers and bool.
 template <typename O>
-using SumAcc = std::conditional_t<
-    std::is_same_v<O, double>, double,
-    std::conditional_t<std::is_same_v<O, float> || is_half_v<O>, FloatSum, int64_t>>;
-// The number type an accumulator adds and yields.
-template <typename Acc>
-using acc_value_t = std::conditional_t<std::is_same_v<Acc, FloatSum>, float, Acc>;
-
-template <typename Acc>
-acc_value_t<Acc> acc_result(const Acc& a) {
-  if constexpr (std::is_same_v<Acc, FloatSum>) return a.value();
-  else return a;
-}
+using sum_acc_t = std::conditional_t<std::is_same_v<O, double>, double,
+                                     std::conditional_t<std::is_same_v<O, float> || is_half_v<O>, float, int64_t>>;
 
 template <typename Acc, typename In>
 Acc to_acc(In v) {
@@ -107,26 +74,34 @@ Out from_acc(Acc a) {
   else return Out(a);
 }
 
+// Whether the geometry is one dense run (row-major, unit stride; size-1 dims aside).
+bool is_dense_run(const Shape& sizes, const Shape& strides) {
+  int64_t expect = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expect) return false;
+    expect *= sizes[d];
+  }
+  return true;
+}
+
+// Whether the kept dims are the inner, contiguous ones (e.g. a sum over dim 0):
+// then the reduced dims are the outer loop and each pass updates a row of
+// accumulators.
+bool kept_inner(const ReducePlan& p) {
+  return !p.kept_strides.empty() && p.kept_strides.back() == 1 &&
+         (p.red_strides.empty() || p.red_strides.back() != 1);
+}
+
 // Calls step(acc[i], offset) for every output element i (row-major) and every
-// input element of its reduction, always in row-major order of the reduced dims,
-// so the result does not depend on the loop order chosen here. When the kept dims
-// are the contiguous ones (e.g. a sum over dim 0), the reduced dims become the
-// outer loop and each pass updates a row of accumulators. With kBlock > 0 (a power
-// of two), acc.block_done(k) follows the k-th element of each reduction whenever
-// k % kBlock == 0 (k counts from 1; the same k for every output).
-template <int64_t kBlock = 0, typename Acc, typename Step>
+// input element of its reduction, in row-major order of the reduced dims (for
+// max/min, any, all; sums keep their own order, sum_order.h).
+template <typename Acc, typename Step>
 void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
-  const bool kept_inner = !p.kept_strides.empty() && p.kept_strides.back() == 1 &&
-                          (p.red_strides.empty() || p.red_strides.back() != 1);
-  if (kept_inner) {
-    int64_t k = 0;
+  if (kept_inner(p)) {
     for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
       Acc* a = acc.data();
       for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { step(*a++, off); });
-      if constexpr (kBlock > 0) {
-        if ((++k & (kBlock - 1)) == 0)
-          for (Acc& x : acc) x.block_done(k);
-      }
     });
   } else {
     Acc* a = acc.data();
@@ -135,29 +110,73 @@ void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
       // float accumulator would be reloaded after every read of a float input,
       // which may alias it.
       Acc cur = *a;
-      int64_t k = 0;
-      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
-        step(cur, off);
-        if constexpr (kBlock > 0) {
-          if ((++k & (kBlock - 1)) == 0) cur.block_done(k);
-        }
-      });
+      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) { step(cur, off); });
       *a++ = cur;
     });
   }
 }
 
+// Floating sums (V = float or double) in sum_order.h's order, one total per
+// output element. Three loops, one order: a dense reduced run is summed in place;
+// with the kept dims inner, element k of every reduction comes from pass k over a
+// row, so the 16 lanes of all outputs are kept lane-major (lane j of output i at
+// [j * outputs + i]) and a pass adds one contiguous row; otherwise each
+// reduction's elements are gathered into blocks.
+template <typename In, typename V>
+void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs) {
+  using Sum = LaneSum<V>;
+  const In* in = static_cast<const In*>(t.data_ptr());
+  if (kept_inner(p)) {
+    const int64_t lanes = Sum::kLanes * outputs;
+    std::vector<V> l0(size_t(lanes), V(0)), l1(size_t(lanes), V(0)), l2(size_t(lanes), V(0));
+    int64_t k = 0;
+    for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
+      V* a = l0.data() + (k % Sum::kLanes) * outputs;
+      for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
+      if (++k % Sum::kBlock != 0) return;
+      for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
+      if (k % (Sum::kBlock * 128) != 0) return;
+      for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+    });
+    for (int64_t i = 0; i < outputs; ++i) totals[i] = Sum::combine(&l0[i], &l1[i], &l2[i], outputs);
+    return;
+  }
+  const bool dense = std::is_same_v<In, V> && is_dense_run(p.red_sizes, p.red_strides);
+  std::vector<V> buf(dense ? 0 : size_t(Sum::kBlock));
+  int64_t o = 0;
+  for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+    Sum s;
+    if (dense) {
+      s.add(reinterpret_cast<const V*>(in + base), p.red_count);
+    } else {
+      int64_t n = 0;
+      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+        buf[n++] = to_acc<V>(in[off]);
+        if (n == Sum::kBlock) s.add(buf.data(), n), n = 0;
+      });
+      s.add(buf.data(), n);
+    }
+    totals[o++] = s.value();
+  });
+}
+
 template <typename In, typename Out>
 void sum_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out, bool mean) {
-  using Acc = SumAcc<Out>;
-  using V = acc_value_t<Acc>;
-  const In* in = static_cast<const In*>(t.data_ptr());
+  using V = sum_acc_t<Out>;
   Out* o = static_cast<Out*>(out.data_ptr());
-  std::vector<Acc> acc(size_t(out.numel()), Acc{});
-  constexpr int64_t kBlock = std::is_same_v<Acc, FloatSum> ? FloatSum::kBlock : 0;
-  reduce_visit<kBlock>(p, acc, [&](Acc& a, int64_t off) { a += to_acc<V>(in[off]); });
+  std::vector<V> acc(size_t(out.numel()), V(0));
+  if (p.red_count > 0) {
+    if constexpr (std::is_integral_v<V>) {
+      const In* in = static_cast<const In*>(t.data_ptr());
+      reduce_visit(p, acc, [&](V& a, int64_t off) {  // wraps, as PyTorch's i64 sum
+        a = V(uint64_t(a) + uint64_t(to_acc<V>(in[off])));
+      });
+    } else {
+      float_sums<In, V>(t, p, acc.data(), out.numel());
+    }
+  }
   for (size_t i = 0; i < acc.size(); ++i) {
-    V total = acc_result(acc[i]);
+    V total = acc[i];
     if constexpr (!std::is_integral_v<V>) {
       if (mean) total = total / V(p.red_count);  // PyTorch: sum, then divide in its dtype
     }
@@ -182,11 +201,57 @@ bool replaces(C v, C best) {
   return kMax ? v > best : v < best;
 }
 
+// The extreme of x[0..n) in 16 lanes (vectorized), when that is the ordered
+// result: not when a NaN occurs (the first NaN wins) or the extreme is a zero (the
+// first of -0.0 and 0.0 wins); then false, and the caller runs the ordered loop.
+template <bool kMax, typename C>
+bool lane_extreme(const C* x, int64_t n, C& out) {
+  constexpr int kLanes = 16;
+  if (n < kLanes) return false;
+  // bad[j] accumulates v - v: 0 for finite v, NaN for NaN (and for +-inf, which
+  // then takes the ordered loop too). Float arithmetic only, so gcc vectorizes.
+  C m[kLanes], bad[kLanes];
+  for (int j = 0; j < kLanes; ++j) m[j] = x[j], bad[j] = x[j] - x[j];
+  int64_t i = kLanes;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const C v = x[i + j];
+      bad[j] += v - v;
+      m[j] = (kMax ? v > m[j] : v < m[j]) ? v : m[j];
+    }
+  for (; i < n; ++i) {
+    bad[0] += x[i] - x[i];
+    m[0] = (kMax ? x[i] > m[0] : x[i] < m[0]) ? x[i] : m[0];
+  }
+  C r = m[0];
+  bool any_bad = bad[0] != C(0);
+  for (int j = 1; j < kLanes; ++j) {
+    any_bad |= bad[j] != C(0);
+    r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
+  }
+  if (any_bad || r == C(0)) return false;
+  out = r;
+  return true;
+}
+
 template <typename T, bool kMax>
 void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   const T* in = static_cast<const T*>(t.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
   using C = extreme_cmp_t<T>;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!kept_inner(p) && is_dense_run(p.red_sizes, p.red_strides)) {
+      for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+        const T* x = in + base;
+        C b = x[0];
+        if (!lane_extreme<kMax>(x, p.red_count, b))
+          for (int64_t i = 1; i < p.red_count; ++i)
+            if (replaces<kMax>(x[i], b)) b = x[i];
+        *o++ = b;
+      });
+      return;
+    }
+  }
   // Start from each reduction's first element; visiting it again is harmless
   // (max(x, x) == x, NaN stays NaN).
   std::vector<C> best;

@@ -5,12 +5,13 @@
 //
 // Determinism: each output element is reduced over its inputs in row-major order
 // of the reduced dims, in a fixed summation order, so the same input always gives
-// bitwise the same result whatever the layout. Accumulators, by output dtype, as
-// PyTorch: f64 in double; f32, bf16 and f16 in float (so an f32 sum overflows to
-// inf where PyTorch's does; bf16/f16 round once at the end), summed in a fixed
-// cascade of blocks (128 elements, 128 blocks, ...) to keep float's rounding error
-// small; integers and bool in i64. mean is the sum divided by the count in the
-// accumulator's type.
+// bitwise the same result whatever the layout (and in eager and compiled runs, on
+// every rank). Accumulators, by output dtype, as PyTorch: f64 in double; f32, bf16
+// and f16 in float (so an f32 sum overflows to inf where PyTorch's does; bf16/f16
+// round once at the end); floating sums follow sum_order.h (16 lanes, each a
+// cascade of 128-element blocks, the lanes added pairwise: vectorized, with a
+// small rounding error); integers and bool in i64 (wrapping). mean is the sum
+// divided by the count in the accumulator's type.
 //
 //   Tensor x = ...;                           // f32[2, 3, 4]
 //   Tensor s = sum(x, {0, -1});               // f32[3]

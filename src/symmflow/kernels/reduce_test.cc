@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/views.h"
 #include "symmflow/kernels/kernel_testing.h"
 
@@ -127,6 +129,23 @@ TEST(Reduce, Deterministic) {
       ASSERT_EQ(p.nbytes(), q.nbytes());
       EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), p.nbytes()), 0) << dtype_name(dt);
     }
+  }
+}
+
+// Past one cascade block of sum_order.h (2048 elements): the three loops (lanes
+// of all columns side by side, a strided gather, a dense row) give the order's bits.
+TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
+  const int64_t rows = 5000;
+  std::vector<double> v(size_t(rows * 3));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * std::pow(10.0, double(i % 7) - 3);
+  Tensor x = from(v, {rows, 3});
+  Tensor xt = transpose(x, 0, 1);  // [3, rows], strided
+  Tensor dense = contiguous(xt);
+  const Tensor by_col = sum(x, {0}), gathered = sum(xt, {1}), by_row = sum(dense, {1});
+  for (int64_t c = 0; c < 3; ++c) {
+    const float want = ordered_sum(dense.data<float>() + c * rows, rows);
+    for (const Tensor* t : {&by_col, &gathered, &by_row})
+      EXPECT_EQ(std::memcmp(t->data<float>() + c, &want, sizeof want), 0) << c;
   }
 }
 

@@ -8,6 +8,8 @@
 #include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/reduce.h"
+#include "symmflow/kernels/sum_order.h"
+#include "symmflow/kernels/vec_math.h"
 #include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
@@ -24,7 +26,7 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
   strides.erase(strides.begin() + dim);
   const T* in = static_cast<const T*>(x.data_ptr());
   T* o = static_cast<T*>(out.data_ptr());
-  std::vector<C> row(size_t(std::max<int64_t>(n, 0)));
+  std::vector<C> row(size_t(std::max<int64_t>(n, 0))), ex;
   if (n == 0) return;
   for_each_offset(sizes, strides, 0, [&](int64_t base) {
     C m = C(in[base]);
@@ -32,19 +34,17 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
       row[i] = C(in[base + i * stride]);
       if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
     }
-    C s = 0;
+    // exp(x - max) through SLEEF (as PyTorch's vectorized kernel), the row sum in
+    // the ordered sum of sum_order.h.
+    for (int64_t i = 0; i < n; ++i) row[i] -= m;
     if constexpr (kLog) {
-      for (int64_t i = 0; i < n; ++i) {
-        row[i] -= m;
-        s += std::exp(row[i]);
-      }
-      const C ls = std::log(s);
+      ex.assign(row.begin(), row.end());
+      vec::map(vec::Fn::exp, ex.data(), ex.data(), n);
+      const C ls = std::log(ordered_sum(ex.data(), n));
       for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
     } else {
-      for (int64_t i = 0; i < n; ++i) {
-        row[i] = std::exp(row[i] - m);
-        s += row[i];
-      }
+      vec::map(vec::Fn::exp, row.data(), row.data(), n);
+      const C s = ordered_sum(row.data(), n);
       for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] / s);
     }
   });

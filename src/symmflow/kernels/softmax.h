@@ -3,7 +3,8 @@
 //   softmax(x)_i     = exp(x_i - m) / sum_j exp(x_j - m)
 //   log_softmax(x)_i = (x_i - m) - log(sum_j exp(x_j - m))
 // Computed in double for f64 and in float for f32/bf16/f16 (one rounding to the
-// output dtype at the end); each row is summed sequentially, so results are
+// output dtype at the end); exp is SLEEF's (vec_math.h, as PyTorch's vectorized
+// kernel) and each row is summed in sum_order.h's fixed order, so results are
 // deterministic. Input and output dtype must be floating. On a meta input the
 // output is meta.
 //

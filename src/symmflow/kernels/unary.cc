@@ -12,10 +12,16 @@ using namespace pointwise_detail;
 namespace {
 
 // Each op: functional, in place and out=, running functor F on the compute type.
+// Functors with a SLEEF function (F::kVec) map it over whole runs.
 template <unsigned Set, typename F>
 Tensor run_unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& x,
                  bool same_dtype_out = false) {
-  return unary<Set>(name, int_to_float, dest, x, [](auto) { return F{}; }, same_dtype_out);
+  if constexpr (requires { F::kVec; }) {
+    static_assert(Set == kFloats, "SLEEF functors are for floating dtypes");
+    return unary_vec<F>(name, int_to_float, dest, x, same_dtype_out);
+  } else {
+    return unary<Set>(name, int_to_float, dest, x, [](auto) { return F{}; }, same_dtype_out);
+  }
 }
 
 void check_not_bool(std::string_view op, const Tensor& x) {

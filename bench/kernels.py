@@ -1,0 +1,144 @@
+"""symmflow's CPU kernels against PyTorch eager, op by op, in one process
+(docs/performance.md "Kernels: symmflow vs PyTorch eager").
+
+    PYTHONPATH=build/dev/python /usr/bin/python3 bench/kernels.py [--trials 7] [--only exp,mm] [--json out.json]
+
+Both sides get the same torch tensors: symmflow through symmflow._C.call_op (the
+eager dispatcher C++ code uses, tensors shared through DLPack, no copies), PyTorch
+through its own op. One thread each (torch.set_num_threads(1); symmflow's default
+SYMMFLOW_BLAS_THREADS=1). Every case runs in rounds (symmflow, torch, symmflow,
+torch, ...) so that the machine's drift hits both alike; each trial times enough
+calls for ~20 ms, and the table gives the median of the trials in microseconds per
+call and the ratio symmflow / torch (< 1: symmflow is faster). Each case also
+checks once that both results agree (allclose), so a fast wrong kernel shows.
+
+Families and sizes: pointwise unary, binary (also broadcast and transposed
+operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
+softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
+chain add -> gelu -> exp.
+"""
+import argparse
+import json
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+
+import symmflow._C as _C
+from symmflow.torch import _tensors
+
+
+def sf(t):
+    return _tensors.to_sf(t) if isinstance(t, torch.Tensor) else t
+
+
+def sf_call(op, *args, **kw):
+    return _C.call_op(op, [sf(a) for a in args], {k: sf(v) for k, v in kw.items()})
+
+
+def cases():
+    """(family, name, elements, symmflow callable, torch callable)."""
+    g = torch.Generator().manual_seed(0)
+
+    def rand(*shape):
+        return torch.rand(*shape, generator=g) * 4 - 2
+
+    out = []
+    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
+        x, y, pos = rand(*shape), rand(*shape), rand(*shape).abs() + 0.1
+        row = rand(shape[1])
+        xt = x.t()  # a transposed (strided) view
+        numel = x.numel()
+        for op in ("exp", "log", "tanh", "sigmoid", "erf", "neg", "sqrt", "relu"):
+            arg = pos if op in ("log", "sqrt") else x
+            out.append(("unary", "%s %s" % (op, n), numel, lambda op=op, a=arg: sf_call("aten::" + op, a),
+                        lambda op=op, a=arg: getattr(torch, op)(a)))
+        out.append(("unary", "gelu %s" % n, numel, lambda a=x: sf_call("aten::gelu", a), lambda a=x: F.gelu(a)))
+        out.append(("unary", "silu %s" % n, numel, lambda a=x: sf_call("aten::silu", a), lambda a=x: F.silu(a)))
+        out.append(("unary", "exp %s transposed" % n, numel, lambda a=xt: sf_call("aten::exp", a),
+                    lambda a=xt: torch.exp(a)))
+        for op in ("add", "mul", "div"):
+            out.append(("binary", "%s %s" % (op, n), numel, lambda op=op: sf_call("aten::" + op, x, y),
+                        lambda op=op: getattr(torch, op)(x, y)))
+        out.append(("binary", "add %s + row" % n, numel, lambda: sf_call("aten::add", x, row), lambda: x + row))
+        out.append(("binary", "add %s transposed" % n, numel, lambda: sf_call("aten::add", xt, y),
+                    lambda: xt + y))
+        out.append(("reduction", "sum %s" % n, numel, lambda: sf_call("aten::sum", x), lambda: torch.sum(x)))
+        out.append(("reduction", "sum dim=-1 %s" % n, numel, lambda: sf_call("aten::sum", x, [-1]),
+                    lambda: torch.sum(x, -1)))
+        out.append(("reduction", "sum dim=0 %s" % n, numel, lambda: sf_call("aten::sum", x, [0]),
+                    lambda: torch.sum(x, 0)))
+        out.append(("reduction", "mean dim=-1 %s" % n, numel, lambda: sf_call("aten::mean", x, [-1]),
+                    lambda: torch.mean(x, -1)))
+        out.append(("reduction", "amax dim=-1 %s" % n, numel, lambda: sf_call("aten::amax", x, [-1]),
+                    lambda: torch.amax(x, -1)))
+        out.append(("softmax", "softmax %s" % n, numel, lambda: sf_call("aten::_softmax", x, -1, False),
+                    lambda: torch.softmax(x, -1)))
+        w, b = rand(shape[1]), rand(shape[1])
+        out.append(("layer_norm", "layer_norm %s" % n, numel,
+                    lambda w=w, b=b, x=x, d=shape[1]: sf_call("aten::layer_norm", x, [d], w, b),
+                    lambda w=w, b=b, x=x, d=shape[1]: F.layer_norm(x, (d,), w, b)))
+        out.append(("chain", "add->gelu->exp %s" % n, numel,
+                    lambda: sf_call("aten::exp", sf_call("aten::gelu", sf_call("aten::add", x, y)[0])[0]),
+                    lambda: torch.exp(F.gelu(x + y))))
+    for m in (256, 512):
+        a, b, c = rand(m, m), rand(m, m), rand(m)
+        out.append(("matmul", "mm %d" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b),
+                    lambda a=a, b=b: torch.mm(a, b)))
+        out.append(("matmul", "addmm %d" % m, m * m, lambda a=a, b=b, c=c: sf_call("aten::addmm", c, a, b),
+                    lambda a=a, b=b, c=c: torch.addmm(c, a, b)))
+        out.append(("matmul", "mm %d transposed" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b.t()),
+                    lambda a=a, b=b: torch.mm(a, b.t())))
+    for bsz, t, d in ((4, 256, 64), (8, 512, 64)):
+        q, k = rand(bsz, t, d), rand(bsz, d, t)
+        out.append(("matmul", "bmm %dx%dx%d" % (bsz, t, d), bsz * t * t,
+                    lambda q=q, k=k: sf_call("aten::bmm", q, k), lambda q=q, k=k: torch.bmm(q, k)))
+    return out
+
+
+def as_torch(r):
+    return _tensors.from_sf(r[0]) if isinstance(r, list) else r
+
+
+def time_per_call(fn, iters):
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    return (time.perf_counter() - t0) / iters
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trials", type=int, default=7)
+    ap.add_argument("--trial-ms", type=float, default=20.0, help="time per trial and side (default 20 ms)")
+    ap.add_argument("--only", default="", help="comma-separated substrings of case names")
+    ap.add_argument("--json", default=None, help="also write the records here")
+    a = ap.parse_args()
+    torch.set_num_threads(1)
+    only = [s for s in a.only.split(",") if s]
+    records = []
+    print("%-10s %-26s %12s %12s %8s" % ("family", "case", "symmflow us", "torch us", "ratio"))
+    for fam, name, numel, f_sf, f_pt in cases():
+        if only and not any(s in name for s in only):
+            continue
+        ref, got = f_pt(), as_torch(f_sf())
+        agree = bool(torch.allclose(got, ref, rtol=1e-4, atol=1e-5, equal_nan=True))
+        once = max(time_per_call(f_sf, 1), time_per_call(f_pt, 1), 1e-6)
+        iters = max(1, int(a.trial_ms / 1e3 / once))
+        ts, tp = [], []
+        for _ in range(a.trials):
+            ts.append(time_per_call(f_sf, iters))
+            tp.append(time_per_call(f_pt, iters))
+        ms, mp = statistics.median(ts) * 1e6, statistics.median(tp) * 1e6
+        rec = {"family": fam, "case": name, "elements": numel, "symmflow_us": round(ms, 2),
+               "torch_us": round(mp, 2), "ratio": round(ms / mp, 3), "agree": agree}
+        records.append(rec)
+        print("%-10s %-26s %12.1f %12.1f %8.2f%s" % (fam, name, ms, mp, ms / mp, "" if agree else "  DIFFERS"))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(records, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+#include "symmflow/kernels/vec_math.h"
+
+#include <immintrin.h>
+#include <sleef.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+// sleef.h declares its AVX2 functions only in code compiled for AVX (__AVX__).
+// This file is compiled for plain x86-64 and calls them from functions marked
+// target("avx2,fma"), after checking the CPU, so it declares the ones it uses.
+extern "C" {
+#define SF_SLEEF_F8(name) __m256 Sleef_##name##f8_u10avx2(__m256);
+#define SF_SLEEF_D4(name) __m256d Sleef_##name##d4_u10avx2(__m256d);
+#define SF_SLEEF_BOTH(name) SF_SLEEF_F8(name) SF_SLEEF_D4(name)
+SF_SLEEF_BOTH(exp)
+SF_SLEEF_BOTH(log)
+SF_SLEEF_BOTH(log2)
+SF_SLEEF_BOTH(log1p)
+SF_SLEEF_BOTH(expm1)
+SF_SLEEF_BOTH(sin)
+SF_SLEEF_BOTH(cos)
+SF_SLEEF_BOTH(tanh)
+SF_SLEEF_BOTH(erf)
+#undef SF_SLEEF_BOTH
+#undef SF_SLEEF_D4
+#undef SF_SLEEF_F8
+}
+
+namespace symmflow::kernels::vec {
+namespace {
+
+// The AVX2 code is compiled for AVX2+FMA whatever the build's -march, and only
+// called when the CPU has both (simd()). With -ffp-contract=off the arithmetic
+// around SLEEF is IEEE add/mul/div, as PyTorch's intrinsics.
+#define SF_AVX2 __attribute__((target("avx2,fma")))
+
+// One vector type's lanes and SLEEF calls: F8 for f32 (8 lanes), D4 for f64 (4).
+// NAME, element T, vector V, lanes, intrinsic suffix (ps/pd), SLEEF suffix (f8/d4).
+#define SF_LANES(NAME, T_, V_, LANES, S, F)                                                     \
+  struct NAME {                                                                                 \
+    using T = T_;                                                                               \
+    using V = V_;                                                                               \
+    static constexpr int kLanes = LANES;                                                        \
+    SF_AVX2 static V load(const T* p) { return _mm256_loadu_##S(p); }                           \
+    SF_AVX2 static void store(T* p, V v) { _mm256_storeu_##S(p, v); }                           \
+    SF_AVX2 static V set1(T v) { return _mm256_set1_##S(v); }                                   \
+    SF_AVX2 static V add(V a, V b) { return _mm256_add_##S(a, b); }                             \
+    SF_AVX2 static V mul(V a, V b) { return _mm256_mul_##S(a, b); }                             \
+    SF_AVX2 static V div(V a, V b) { return _mm256_div_##S(a, b); }                             \
+    SF_AVX2 static V neg(V a) { return _mm256_xor_##S(a, _mm256_set1_##S(T(-0.0))); }           \
+    SF_AVX2 static V exp(V x) { return Sleef_exp##F##_u10avx2(x); }                             \
+    SF_AVX2 static V log(V x) { return Sleef_log##F##_u10avx2(x); }                             \
+    SF_AVX2 static V log2(V x) { return Sleef_log2##F##_u10avx2(x); }                           \
+    SF_AVX2 static V log1p(V x) { return Sleef_log1p##F##_u10avx2(x); }                         \
+    SF_AVX2 static V expm1(V x) { return Sleef_expm1##F##_u10avx2(x); }                         \
+    SF_AVX2 static V sin(V x) { return Sleef_sin##F##_u10avx2(x); }                             \
+    SF_AVX2 static V cos(V x) { return Sleef_cos##F##_u10avx2(x); }                             \
+    SF_AVX2 static V tanh(V x) { return Sleef_tanh##F##_u10avx2(x); }                           \
+    SF_AVX2 static V erf(V x) { return Sleef_erf##F##_u10avx2(x); }                             \
+  };
+SF_LANES(F8, float, __m256, 8, ps, f8)
+SF_LANES(D4, double, __m256d, 4, pd, d4)
+#undef SF_LANES
+
+template <typename L, Fn F>
+SF_AVX2 inline typename L::V eval(typename L::V x) {
+  using T = typename L::T;
+  if constexpr (F == Fn::exp) return L::exp(x);
+  else if constexpr (F == Fn::log) return L::log(x);
+  else if constexpr (F == Fn::log2) return L::log2(x);
+  else if constexpr (F == Fn::log1p) return L::log1p(x);
+  else if constexpr (F == Fn::expm1) return L::expm1(x);
+  else if constexpr (F == Fn::sin) return L::sin(x);
+  else if constexpr (F == Fn::cos) return L::cos(x);
+  else if constexpr (F == Fn::tanh) return L::tanh(x);
+  else if constexpr (F == Fn::erf) return L::erf(x);
+  else if constexpr (F == Fn::sigmoid) return L::div(L::set1(T(1)), L::add(L::set1(T(1)), L::exp(L::neg(x))));
+  else if constexpr (F == Fn::silu) return L::div(x, L::add(L::set1(T(1)), L::exp(L::neg(x))));
+  else  // gelu: (x * 0.5) * (1 + erf(x * M_SQRT1_2)), PyTorch's GeluKernelImpl order
+    return L::mul(L::mul(x, L::set1(T(0.5))),
+                  L::add(L::set1(T(1)), L::erf(L::mul(x, L::set1(T(M_SQRT1_2))))));
+}
+
+template <typename L, Fn F>
+SF_AVX2 void map_simd(const typename L::T* x, typename L::T* y, int64_t n) {
+  constexpr int64_t k = L::kLanes;
+  int64_t i = 0;
+  for (; i + k <= n; i += k) L::store(y + i, eval<L, F>(L::load(x + i)));
+  if (i < n) {  // the tail through a padded vector: the same call as a full one
+    typename L::T buf[k] = {};
+    std::memcpy(buf, x + i, size_t(n - i) * sizeof(buf[0]));
+    L::store(buf, eval<L, F>(L::load(buf)));
+    std::memcpy(y + i, buf, size_t(n - i) * sizeof(buf[0]));
+  }
+}
+
+// The fallback: the scalar formulas (pointwise_functors.h's before SLEEF).
+template <typename T>
+T eval_std(Fn f, T x) {
+  switch (f) {
+    case Fn::exp: return std::exp(x);
+    case Fn::log: return std::log(x);
+    case Fn::log2: return std::log2(x);
+    case Fn::log1p: return std::log1p(x);
+    case Fn::expm1: return std::expm1(x);
+    case Fn::sin: return std::sin(x);
+    case Fn::cos: return std::cos(x);
+    case Fn::tanh: return std::tanh(x);
+    case Fn::erf: return std::erf(x);
+    case Fn::sigmoid: return T(1) / (T(1) + std::exp(-x));
+    case Fn::silu: return x / (T(1) + std::exp(-x));
+    case Fn::gelu: return x * T(0.5) * (T(1) + std::erf(x * T(M_SQRT1_2)));
+  }
+  return x;
+}
+
+template <typename L>
+using MapFn = void (*)(const typename L::T*, typename L::T*, int64_t);
+
+// Indexed by Fn.
+template <typename L>
+constexpr MapFn<L> kTable[] = {
+    map_simd<L, Fn::exp>,   map_simd<L, Fn::log>,     map_simd<L, Fn::log2>,
+    map_simd<L, Fn::log1p>, map_simd<L, Fn::expm1>,   map_simd<L, Fn::sin>,
+    map_simd<L, Fn::cos>,   map_simd<L, Fn::tanh>,    map_simd<L, Fn::erf>,
+    map_simd<L, Fn::sigmoid>, map_simd<L, Fn::silu>,  map_simd<L, Fn::gelu>};
+
+template <typename L>
+void map_any(Fn f, const typename L::T* x, typename L::T* y, int64_t n) {
+  if (simd()) return kTable<L>[size_t(f)](x, y, n);
+  for (int64_t i = 0; i < n; ++i) y[i] = eval_std(f, x[i]);
+}
+
+}  // namespace
+
+bool simd() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+void map(Fn f, const float* x, float* y, int64_t n) { map_any<F8>(f, x, y, n); }
+void map(Fn f, const double* x, double* y, int64_t n) { map_any<D4>(f, x, y, n); }
+float apply(Fn f, float x) {
+  map(f, &x, &x, 1);
+  return x;
+}
+double apply(Fn f, double x) {
+  map(f, &x, &x, 1);
+  return x;
+}
+
+}  // namespace symmflow::kernels::vec

@@ -1,0 +1,103 @@
+#include "symmflow/kernels/vec_math.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace symmflow::kernels::vec {
+namespace {
+
+const Fn kAll[] = {Fn::exp, Fn::log,  Fn::log2, Fn::log1p,   Fn::expm1, Fn::sin,
+                   Fn::cos, Fn::tanh, Fn::erf,  Fn::sigmoid, Fn::silu,  Fn::gelu};
+
+// -5 .. 5 and a few special values, 1000 elements.
+std::vector<float> inputs() {
+  std::vector<float> v;
+  for (int i = 0; i < 990; ++i) v.push_back(-5.0f + 10.0f * float(i) / 989.0f);
+  for (float s : {0.0f, -0.0f, 1e-30f, -1e-30f, 88.0f, -104.0f, 1e30f, -1e30f,
+                  std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()})
+    v.push_back(s);
+  return v;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); }
+
+// An element's result depends on its value only: not on where it sits in the
+// array (vector body or padded tail, any alignment) and not on map vs apply.
+TEST(VecMath, ResultDoesNotDependOnPositionOrLength) {
+  const std::vector<float> x = inputs();
+  for (Fn f : kAll) {
+    std::vector<float> whole(x.size());
+    map(f, x.data(), whole.data(), int64_t(x.size()));
+    for (size_t shift : {1, 3, 7}) {
+      std::vector<float> part(x.size() - shift);
+      map(f, x.data() + shift, part.data(), int64_t(part.size()));
+      for (size_t i = 0; i < part.size(); ++i)
+        ASSERT_TRUE(same_bits(part[i], whole[i + shift])) << int(f) << " at " << i + shift;
+    }
+    for (size_t i = 0; i < x.size(); i += 37) ASSERT_TRUE(same_bits(apply(f, x[i]), whole[i])) << int(f);
+    std::vector<float> in_place = x;  // x == y is allowed
+    map(f, in_place.data(), in_place.data(), int64_t(in_place.size()));
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_TRUE(same_bits(in_place[i], whole[i]));
+  }
+}
+
+double reference(Fn f, double x) {
+  switch (f) {
+    case Fn::exp: return std::exp(x);
+    case Fn::log: return std::log(x);
+    case Fn::log2: return std::log2(x);
+    case Fn::log1p: return std::log1p(x);
+    case Fn::expm1: return std::expm1(x);
+    case Fn::sin: return std::sin(x);
+    case Fn::cos: return std::cos(x);
+    case Fn::tanh: return std::tanh(x);
+    case Fn::erf: return std::erf(x);
+    case Fn::sigmoid: return 1 / (1 + std::exp(-x));
+    case Fn::silu: return x / (1 + std::exp(-x));
+    case Fn::gelu: return x * 0.5 * (1 + std::erf(x * M_SQRT1_2));
+  }
+  return 0;
+}
+
+// SLEEF's u10 functions are within 1 ulp; the formulas around them (sigmoid, silu)
+// add a few roundings. Compared with a double-precision reference in float ulps,
+// away from gelu's cancellation (1 + erf(x) for x < -1: erf's 1 ulp near -1 grows
+// relative to the small difference, in PyTorch as here).
+TEST(VecMath, FloatResultsWithinFourUlpOfDoubleReference) {
+  for (Fn f : kAll) {
+    for (float x : inputs()) {
+      if (!std::isfinite(x) || std::fabs(x) > 80 || (f == Fn::gelu && x < -1.0f)) continue;
+      if ((f == Fn::log || f == Fn::log2) && x <= 0) continue;
+      if (f == Fn::log1p && x <= -1) continue;
+      const double want = reference(f, double(x));
+      const float got = apply(f, x);
+      const float w = std::fabs(float(want));
+      const double ulp = std::max(double(std::nextafter(w, INFINITY) - w),
+                                  double(std::numeric_limits<float>::denorm_min()));
+      EXPECT_LE(std::fabs(double(got) - want), 4 * ulp) << int(f) << " at " << x;
+    }
+  }
+}
+
+TEST(VecMath, SpecialValuesAsIEEE) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(apply(Fn::exp, -inf), 0.0f);
+  EXPECT_EQ(apply(Fn::exp, inf), inf);
+  EXPECT_EQ(apply(Fn::exp, 100.0f), inf);  // overflow
+  EXPECT_EQ(apply(Fn::log, 0.0f), -inf);
+  EXPECT_TRUE(std::isnan(apply(Fn::log, -1.0f)));
+  EXPECT_EQ(apply(Fn::tanh, inf), 1.0f);
+  EXPECT_EQ(apply(Fn::sigmoid, -inf), 0.0f);
+  EXPECT_EQ(apply(Fn::erf, -inf), -1.0f);
+  for (Fn f : kAll) EXPECT_TRUE(std::isnan(apply(f, nan))) << int(f);
+  EXPECT_EQ(apply(Fn::exp, 0.0), 1.0);  // f64 too
+  EXPECT_NEAR(apply(Fn::log, 10.0), std::log(10.0), 1e-15);
+}
+
+}  // namespace
+}  // namespace symmflow::kernels::vec
