@@ -6,6 +6,8 @@ namespace symmflow::passes {
 
 CommKind comm_kind(const ir::Node& n) {
   const auto& s = n.schema();
+  // aten first: nearly every node is compute (Node::has_effects: not aten).
+  if (s.ns == "aten") return CommKind::none;
   if (s.ns == "c10d") {
     if (s.name == "wait_tensor") return CommKind::wait;
     if (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv") return CommKind::p2p;

@@ -26,10 +26,10 @@ enum class CommKind {
 CommKind comm_kind(const ir::Node& n);
 // An op that starts communication or has effects every rank must issue in the
 // same order (everything but compute and waits).
-inline bool issues_comm(const ir::Node& n) {
-  CommKind k = comm_kind(n);
+inline bool issues_comm(CommKind k) {
   return k == CommKind::p2p || k == CommKind::collective || k == CommKind::effect;
 }
+inline bool issues_comm(const ir::Node& n) { return issues_comm(comm_kind(n)); }
 
 // Asynchronous starts and their waits in the graph's current order: for every
 // c10d::wait_tensor whose argument is a result of a P2P op or a collective, that

@@ -30,11 +30,7 @@ bool same_values(const Value* a, const Value* b) {
   return a->type().dtype == b->type().dtype && a->type().sizes == b->type().sizes;
 }
 
-bool is_view_node(const Node& n) {
-  for (Value* a : n.output_aliases())
-    if (a) return true;
-  return false;
-}
+bool is_view_node(const Node& n) { return n.has_output_alias(); }
 
 // The last reads of a storage class, newest first: three distinct readers are
 // enough to answer "is it read after n, not counting n and one scatter".
@@ -118,7 +114,7 @@ class Reinplacer {
       if (removed_.count(n)) continue;
       if (n->functional()) {
         changed |= in_place_functional(n, &order);
-      } else if (Operator* twin = inplace_twin(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
+      } else if (Operator* twin = twin_of(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
                                                           same_values(n->output(0), n->arg(0).value)) {
         if (try_twin(n, *twin)) changed = true;
       }
@@ -151,6 +147,14 @@ class Reinplacer {
   // A node's place in the program (1-based: 0 is before everything), fixed for
   // the whole pass (the order is rebuilt only at its end).
   size_t pos(const Node* n) const { return g_.position(n) + 1; }
+
+  // inplace_twin, asked once per operator (the registry does not change during
+  // the pass; the lookup builds names and compares schemas).
+  Operator* twin_of(const Operator& op) {
+    auto [it, fresh] = twins_.try_emplace(&op, nullptr);
+    if (fresh) it->second = inplace_twin(op);
+    return it->second;
+  }
 
   // --- storage classes (union-find over value ids) ---------------------------
   int find(const Value* v) {
@@ -189,7 +193,8 @@ class Reinplacer {
   // (rule 3), or nullptr.
   Node* absorbing_scatter(Value* result, Value* target) {
     for (Node* u : users_[size_t(result->id())]) {
-      if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
+      const auto& us = u->schema();  // aten::as_strided_scatter, without building its name
+      if (us.ns != "aten" || us.name != "as_strided_scatter" || !us.overload.empty() || removed_.count(u)) continue;
       if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != result) continue;
       if (u->arg(0).kind != Arg::Kind::Value || find(u->arg(0).value) != find(target)) continue;
       const auto& t = target->type();
@@ -331,6 +336,7 @@ class Reinplacer {
   std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
   std::vector<std::vector<Node*>> users_;
   std::unordered_map<Value*, Value*> subst_;
+  std::unordered_map<const Operator*, Operator*> twins_;
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
 };
