@@ -42,8 +42,10 @@ int64_t TensorType::storage_bytes() const {
 
 std::pair<int64_t, int64_t> TensorType::byte_extent() const {
   if (numel() == 0) return {0, 0};
-  const Shape st = strides.empty() ? contiguous_strides(sizes) : strides;
-  return symmflow::byte_extent(ViewGeometry{sizes, st, offset, int64_t(element_size(dtype))});
+  const int64_t itemsize = int64_t(element_size(dtype));
+  if (!strides.empty()) return symmflow::byte_extent(ViewGeometry{sizes, strides, offset, itemsize});  // no copy
+  const Shape st = contiguous_strides(sizes);
+  return symmflow::byte_extent(ViewGeometry{sizes, st, offset, itemsize});
 }
 
 Tensor TensorType::meta() const {
@@ -52,8 +54,11 @@ Tensor TensorType::meta() const {
 }
 
 bool TensorType::operator==(const TensorType& o) const {
-  auto st = [](const TensorType& t) { return t.strides.empty() ? contiguous_strides(t.sizes) : t.strides; };
-  return dtype == o.dtype && sizes == o.sizes && offset == o.offset && st(*this) == st(o);
+  if (dtype != o.dtype || sizes != o.sizes || offset != o.offset) return false;
+  // Empty strides mean contiguous: built only when one side leaves them empty.
+  if (strides.empty() == o.strides.empty()) return strides == o.strides;
+  return (strides.empty() ? contiguous_strides(sizes) : strides) ==
+         (o.strides.empty() ? contiguous_strides(o.sizes) : o.strides);
 }
 
 std::string TensorType::str(bool with_layout) const {
