@@ -3,12 +3,8 @@
 namespace symmflow::ir {
 
 std::vector<Value*> output_storage_sources(const Node& n) {
-  std::vector<Value*> src = n.output_aliases();
-  if (!n.functional()) {
-    const auto& slots = n.output_slots();
-    for (size_t i = 0; i < slots.size(); ++i)
-      if (slots[i]) src[i] = n.value_at(*slots[i]);
-  }
+  std::vector<Value*> src(n.output_slots().size());
+  for (size_t i = 0; i < src.size(); ++i) src[i] = n.output_storage_source(i);
   return src;
 }
 
@@ -22,10 +18,9 @@ std::vector<Value*> storage_roots(const Graph& g) {
   std::vector<Value*> root(g.num_values(), nullptr);
   for (Value* in : g.inputs()) root[size_t(in->id())] = in;
   for (const Node* n : g.nodes()) {
-    auto src = output_storage_sources(*n);
     for (size_t i = 0; i < n->outputs().size(); ++i) {
       Value* o = n->output(i);
-      Value* s = i < src.size() ? src[i] : nullptr;
+      Value* s = n->output_storage_source(i);
       root[size_t(o->id())] = s && root[size_t(s->id())] ? root[size_t(s->id())] : o;
     }
   }

@@ -18,6 +18,8 @@ std::string group_of(const Node& n) {
 
 CommKind comm_kind(const Node& n) {
   const auto& s = n.schema();
+  // aten first: nearly every node is compute (Node::has_effects: not aten).
+  if (s.ns == "aten") return CommKind::none;
   if (s.ns == "c10d") {
     if (s.name == "wait_tensor") return CommKind::wait;
     if (s.name == "isend" || s.name == "irecv_" || s.name == "batch_isend_irecv") return CommKind::p2p;
@@ -28,8 +30,10 @@ CommKind comm_kind(const Node& n) {
 
 bool is_pure_view(const Node& n) {
   if (comm_kind(n) != CommKind::none || n.functional() || !n.writes().empty()) return false;
-  auto aliases = n.output_aliases();
-  return !aliases.empty() && std::all_of(aliases.begin(), aliases.end(), [](Value* v) { return v != nullptr; });
+  const size_t outs = n.output_slots().size();
+  for (size_t i = 0; i < outs; ++i)
+    if (!n.output_alias(i)) return false;
+  return outs > 0;
 }
 
 bool received_before_read(const Graph& g, const Value* in, const std::vector<Value*>& roots) {

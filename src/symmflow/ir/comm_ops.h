@@ -29,10 +29,10 @@ enum class CommKind {
 CommKind comm_kind(const Node& n);
 // An op that starts communication or has effects every rank must issue in the
 // same order (everything but compute and waits).
-inline bool issues_comm(const Node& n) {
-  CommKind k = comm_kind(n);
+inline bool issues_comm(CommKind k) {
   return k == CommKind::p2p || k == CommKind::collective || k == CommKind::effect;
 }
+inline bool issues_comm(const Node& n) { return issues_comm(comm_kind(n)); }
 
 // A view and nothing else: compute that makes only a new geometry of its input
 // (no kernel runs, no bytes move).

@@ -43,8 +43,10 @@ int64_t TensorType::storage_bytes() const {
 
 std::pair<int64_t, int64_t> TensorType::byte_extent() const {
   if (numel() == 0) return {0, 0};
-  const Shape st = strides.empty() ? contiguous_strides(sizes) : strides;
-  return symmflow::byte_extent(ViewGeometry{sizes, st, offset, int64_t(element_size(dtype))});
+  const int64_t itemsize = int64_t(element_size(dtype));
+  if (!strides.empty()) return symmflow::byte_extent(ViewGeometry{sizes, strides, offset, itemsize});  // no copy
+  const Shape st = contiguous_strides(sizes);
+  return symmflow::byte_extent(ViewGeometry{sizes, st, offset, itemsize});
 }
 
 Tensor TensorType::meta() const {
@@ -53,8 +55,11 @@ Tensor TensorType::meta() const {
 }
 
 bool TensorType::operator==(const TensorType& o) const {
-  auto st = [](const TensorType& t) { return t.strides.empty() ? contiguous_strides(t.sizes) : t.strides; };
-  return dtype == o.dtype && sizes == o.sizes && offset == o.offset && st(*this) == st(o);
+  if (dtype != o.dtype || sizes != o.sizes || offset != o.offset) return false;
+  // Empty strides mean contiguous: built only when one side leaves them empty.
+  if (strides.empty() == o.strides.empty()) return strides == o.strides;
+  return (strides.empty() ? contiguous_strides(sizes) : strides) ==
+         (o.strides.empty() ? contiguous_strides(o.sizes) : o.strides);
 }
 
 std::string TensorType::str(bool with_layout) const {
@@ -264,8 +269,24 @@ std::vector<Value*> Node::output_aliases() const {
   classify();
   std::vector<Value*> out;
   out.reserve(aliases_.size());
-  for (const auto& a : aliases_) out.push_back(a ? value_at(*a) : nullptr);
+  for (size_t i = 0; i < aliases_.size(); ++i) out.push_back(output_alias(i));
   return out;
+}
+
+Value* Node::output_alias(size_t i) const {
+  classify();
+  return i < aliases_.size() && aliases_[i] ? value_at(*aliases_[i]) : nullptr;
+}
+
+bool Node::has_output_alias() const {
+  classify();
+  return std::any_of(aliases_.begin(), aliases_.end(), [](const auto& a) { return a.has_value(); });
+}
+
+Value* Node::output_storage_source(size_t i) const {
+  classify();
+  if (!functional_ && i < slots_.size() && slots_[i]) return value_at(*slots_[i]);
+  return output_alias(i);
 }
 
 bool Node::has_effects() const {
@@ -284,16 +305,16 @@ Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
   // over such a generated one, which moves aside.
   bool generated = name.empty();
   if (generated) name = fresh_name("_");
-  if (auto it = by_name_.find(name); it != by_name_.end()) {
+  // One lookup: a new name is inserted at once; a taken one must be generated.
+  if (auto [it, inserted] = by_name_.try_emplace(name, v.get()); !inserted) {
     SF_CHECK(it->second->generated_name_, "value %{} is already defined", name);
     Value* other = it->second;
-    by_name_.erase(it);
-    other->name_ = fresh_name("_");
+    it->second = v.get();
+    other->name_ = fresh_name("_");  // not `name`, which v holds now
     by_name_[other->name_] = other;
   }
-  v->name_ = name;
+  v->name_ = std::move(name);
   v->generated_name_ = generated;
-  by_name_[name] = v.get();
   values_.push_back(std::move(v));
   return values_.back().get();
 }
@@ -301,7 +322,7 @@ Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
 std::string Graph::fresh_name(std::string_view hint) {
   if (hint.empty() || hint == "_") {
     for (;;) {
-      std::string n = fmt::format("_{}", next_fresh_++);
+      std::string n = "_" + std::to_string(next_fresh_++);
       if (!by_name_.count(n)) return n;
     }
   }
@@ -366,10 +387,23 @@ Node* Graph::append_call(std::string_view op_name, CallArgs call, SourceLoc loc,
   // Keep the written form of each given argument (values, expressions); constants
   // take their bound (converted) value so that the stored graph is canonical.
   std::vector<const Arg*> given(schema.arguments.size(), nullptr);
-  for (size_t i = 0; i < call.positional.size() && i < given.size(); ++i) given[i] = &call.positional[i];
-  for (const auto& [k, a] : call.keywords) given[*schema.argument_index(k)] = &a;
-  std::vector<Arg> args;
+  // Each given argument's meta value, computed above for resolve: type inference
+  // takes it again instead of making new placeholders (meta_args).
+  std::vector<const IValue*> given_meta(schema.arguments.size(), nullptr);
+  for (size_t i = 0; i < call.positional.size() && i < given.size(); ++i) {
+    given[i] = &call.positional[i];
+    given_meta[i] = &positional[i];
+  }
+  for (const auto& [k, a] : call.keywords) {
+    const size_t i = *schema.argument_index(k);
+    given[i] = &a;
+    given_meta[i] = &kwargs.at(k);
+  }
   Node* n = make_node(*op, {}, functional, loc);
+  n->args_.reserve(schema.arguments.size());
+  n->given_.reserve(schema.arguments.size());
+  std::vector<IValue> meta;  // meta_args(n->args_), from the values at hand
+  meta.reserve(schema.arguments.size());
   for (size_t i = 0; i < schema.arguments.size(); ++i) {
     const Arg* g = given[i];
     if (g && (g->has_values() || (g->kind == Arg::Kind::Expr && bound[i].is_int()) ||
@@ -377,15 +411,17 @@ Node* Graph::append_call(std::string_view op_name, CallArgs call, SourceLoc loc,
                std::any_of(g->elems.begin(), g->elems.end(),
                            [](const Arg& e) { return e.kind == Arg::Kind::Expr; })))) {
       n->args_.push_back(*g);
+      meta.push_back(*given_meta[i]);  // meta_value(*g)
     } else {
       n->args_.push_back(Arg(bound[i]));
+      meta.push_back(bound[i]);
     }
     n->given_.push_back(g != nullptr);
   }
   if (functional)
     SF_CHECK(!n->writes().empty(), "functional {}: the op writes none of its arguments",
              op->full_name());
-  infer_outputs(n, std::move(out_names));
+  infer_outputs(n, std::move(out_names), std::move(meta));
   append(n);
   return n;
 }
@@ -413,8 +449,8 @@ std::vector<Tensor> flatten_results(const std::vector<IValue>& results) {
   return out;
 }
 
-void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
-  auto args = meta_args(n->args_);
+void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::optional<std::vector<IValue>> meta) {
+  auto args = meta ? std::move(*meta) : meta_args(n->args_);
   std::vector<WriteSlot> writes;
   // The functional form runs on copies of what the op writes, in their layout
   // (kernels::clone_layout): the same types.
@@ -462,11 +498,10 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names) {
   n->invalidate();
   // A view must fit the storage it views (as PyTorch checks when it sets a
   // tensor's storage): as_strided can ask for more than there is.
-  auto sources = n->output_aliases();
-  auto slots = n->output_slots();
   for (size_t i = 0; i < n->outputs_.size(); ++i) {
     Value* o = n->outputs_[i];
-    Value* src = sources[i] ? sources[i] : (slots[i] && !n->functional_ ? n->value_at(*slots[i]) : nullptr);
+    Value* src = n->output_alias(i);
+    if (!src && !n->functional_ && i < n->slots_.size() && n->slots_[i]) src = n->value_at(*n->slots_[i]);
     const int64_t need = o->type_.storage_bytes();
     o->storage_size_ = src ? src->storage_size_ : need;
     if (src && src->is_tensor() && need > o->storage_size_)
@@ -504,10 +539,10 @@ void Graph::refresh_layouts() {
 // An output that now aliases the argument it writes views that argument's
 // storage: it takes its size (a fresh functional result had its own).
 void Graph::share_storage_sizes(Node* n) {
-  auto slots = n->output_slots();
-  auto aliases = n->output_aliases();
+  n->classify();
   for (size_t i = 0; i < n->outputs_.size(); ++i) {
-    Value* src = aliases[i] ? aliases[i] : (slots[i] ? n->value_at(*slots[i]) : nullptr);
+    Value* src = n->output_alias(i);
+    if (!src && i < n->slots_.size() && n->slots_[i]) src = n->value_at(*n->slots_[i]);
     if (src && src->is_tensor()) n->outputs_[i]->storage_size_ = src->storage_size_;
   }
 }

@@ -248,6 +248,13 @@ class Node {
   // For each output: the argument value it aliases without writing it (a view's
   // input, a sent tensor), or nullptr.
   std::vector<Value*> output_aliases() const;
+  // Output i's entry of output_aliases(), without building the vector (passes
+  // ask for every node).
+  Value* output_alias(size_t i) const;
+  // Whether any output is such an alias (the node makes a view).
+  bool has_output_alias() const;
+  // The input value output i shares storage with (ir/alias.h), or nullptr.
+  Value* output_storage_source(size_t i) const;
   // True for ops with effects beyond their results: collectives, P2P, waits, ops
   // of unknown namespaces (plugins). dce and cse never touch them.
   bool has_effects() const;
@@ -418,7 +425,8 @@ class Graph {
   void unhook(Node* n);
   static void add_use(Value* v, Node* n, uint32_t k);
   static void drop_use(Value* v, Node* n, uint32_t k);
-  void infer_outputs(Node* n, std::vector<std::string> out_names);
+  // `meta`: meta_args(n's arguments) when the caller has them already.
+  void infer_outputs(Node* n, std::vector<std::string> out_names, std::optional<std::vector<IValue>> meta = {});
   void share_storage_sizes(Node* n);
 
   std::string name_;

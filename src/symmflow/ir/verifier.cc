@@ -63,9 +63,28 @@ void verify(const Graph& g, std::string_view after) {
   auto fail_at = [&](const Node& n, const std::string& why) {
     throw Error(fmt::format("verifier (after {}): {}: {}", after, where(g, n), why));
   };
-  std::unordered_set<const Value*> defined(g.inputs().begin(), g.inputs().end());
+  // Defined values by id (a value of this graph sits at its id).
+  std::vector<const Value*> defined_at(g.num_values(), nullptr);
+  auto is_defined = [&](const Value* v) {
+    return size_t(v->id()) < defined_at.size() && defined_at[size_t(v->id())] == v;
+  };
+  auto define = [&](const Value* v) {
+    if (size_t(v->id()) >= defined_at.size()) defined_at.resize(size_t(v->id()) + 1, nullptr);
+    defined_at[size_t(v->id())] = v;
+  };
+  for (const Value* in : g.inputs()) define(in);
   std::unordered_set<const Node*> seen;
+  seen.reserve(g.size());
   std::vector<IValue> env(g.num_values());
+  // Reads left per value: a meta value is dropped after its last reader, so
+  // that the working set stays the live values, not the whole graph's.
+  // (Counted here, not taken from Value::uses, which verify_uses checks below.)
+  std::vector<size_t> reads_left(g.num_values());
+  for (const Node* n : g.nodes())
+    for (const auto& a : n->args())
+      a.for_each_value([&](Value* v) {
+        if (size_t(v->id()) < reads_left.size()) ++reads_left[size_t(v->id())];
+      });
   for (const Value* in : g.inputs())
     if (in->is_tensor()) env[size_t(in->id())] = IValue(in->type().meta());
     else env[size_t(in->id())] = in->kind() == ValueKind::Int ? IValue(int64_t(0))
@@ -79,9 +98,15 @@ void verify(const Graph& g, std::string_view after) {
       fail_at(*n, fmt::format("{} arguments bound, the schema has {}", n->args().size(), schema.arguments.size()));
     for (const auto& a : n->args())
       a.for_each_value([&](Value* v) {
-        if (!defined.count(v)) fail_at(*n, fmt::format("use of %{} before its definition", v->name()));
+        if (!is_defined(v)) fail_at(*n, fmt::format("use of %{} before its definition", v->name()));
       });
     std::vector<IValue> args = g.materialize_args(*n, env);
+    for (const auto& a : n->args())
+      a.for_each_value([&](Value* v) {
+        if (size_t(v->id()) >= reads_left.size()) return;
+        size_t& left = reads_left[size_t(v->id())];
+        if (left > 0 && --left == 0) env[size_t(v->id())] = IValue();
+      });
     for (size_t i = 0; i < args.size(); ++i) {
       bool exact = false;
       if (!value_matches(schema.arguments[i].type, args[i], &exact))
@@ -105,13 +130,15 @@ void verify(const Graph& g, std::string_view after) {
       if (t.dtype != outs[i].dtype() || t.sizes != outs[i].sizes())
         fail_at(*n, fmt::format("result %{} is recorded as {} but the op gives {}", o->name(), t.str(),
                                 TensorType::of(outs[i]).str()));
-      env[size_t(o->id())] = IValue(outs[i]);
+      if (reads_left[size_t(o->id())] > 0) env[size_t(o->id())] = IValue(outs[i]);
     }
     for (size_t i = outs.size(); i < n->outputs().size(); ++i)
-      env[size_t(n->output(i)->id())] = IValue(n->output(i)->type().meta());
+      if (reads_left[size_t(n->output(i)->id())] > 0)
+        env[size_t(n->output(i)->id())] = IValue(n->output(i)->type().meta());
     for (const Value* o : n->outputs()) {
       if (o->producer() != n) fail_at(*n, fmt::format("result %{} names another producer", o->name()));
-      if (!defined.insert(o).second) fail_at(*n, fmt::format("%{} is defined twice", o->name()));
+      if (is_defined(o)) fail_at(*n, fmt::format("%{} is defined twice", o->name()));
+      define(o);
     }
   }
   const auto& types = g.output_types();
@@ -120,7 +147,7 @@ void verify(const Graph& g, std::string_view after) {
                             g.outputs().size(), types.size()));
   for (size_t i = 0; i < g.outputs().size(); ++i) {
     const Value* v = g.outputs()[i];
-    if (!defined.count(v))
+    if (!is_defined(v))
       throw Error(fmt::format("verifier (after {}): return value {} (%{}) is not defined", after, i, v->name()));
     if (v->type().dtype != types[i].dtype || v->type().sizes != types[i].sizes)
       throw Error(fmt::format("verifier (after {}): return value {} (%{}) is {}, the signature says {}", after, i,

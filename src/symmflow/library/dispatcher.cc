@@ -94,21 +94,20 @@ std::pair<Operator*, std::vector<IValue>> Dispatcher::resolve(std::string_view n
   std::vector<Operator*> candidates = overloads(name);
   if (candidates.empty()) fail("unknown operator '{}'", name);
   std::vector<std::pair<Operator*, BindAttempt>> bound;
-  std::vector<std::string> errors;
+  std::vector<std::pair<Operator*, std::string>> rejected;  // printed only when nothing binds
   for (Operator* op : candidates) {
     BindAttempt a = try_bind(op->schema(), positional, kwargs);
     if (a.args)
       bound.emplace_back(op, std::move(a));
     else
-      errors.push_back(fmt::format("\n  {}\n    -> {}", op->schema().to_string(), a.error));
+      rejected.emplace_back(op, std::move(a.error));
   }
-  if (candidates.size() == 1 && bound.empty()) {  // one candidate: its own error says it best
-    BindAttempt a = try_bind(candidates[0]->schema(), positional, kwargs);
-    throw Error(a.error);
+  if (candidates.size() == 1 && bound.empty()) throw Error(rejected[0].second);  // its own error says it best
+  if (bound.empty()) {
+    std::string errors;
+    for (const auto& [op, error] : rejected) errors += fmt::format("\n  {}\n    -> {}", op->schema().to_string(), error);
+    fail("no overload of {} accepts the arguments {}; candidates:{}", name, describe_call(positional, kwargs), errors);
   }
-  if (bound.empty())
-    fail("no overload of {} accepts the arguments {}; candidates:{}", name,
-         describe_call(positional, kwargs), fmt::join(errors, ""));
   int best = 0;
   for (const auto& [op, a] : bound) best = std::max(best, a.exact);
   std::vector<Operator*> winners;

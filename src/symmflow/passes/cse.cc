@@ -34,7 +34,10 @@ void append_key(std::string& k, const ir::Arg& a) {
 }
 
 std::string key_of(const ir::Node& n) {
-  std::string k = n.op_name();
+  // The overload by identity (one Operator per full name): its address, not its
+  // name built as a string per node.
+  const Operator* op = &n.op();
+  std::string k(reinterpret_cast<const char*>(&op), sizeof(op));
   for (const auto& a : n.args()) {
     k += '\x1f';
     append_key(k, a);
@@ -56,6 +59,7 @@ bool is_factory(const ir::Node& n) {
 
 bool CommonSubexpressionElimination::run(ir::Graph& g) {
   std::unordered_map<std::string, ir::Node*> seen;
+  seen.reserve(g.size());
   std::unordered_map<ir::Value*, ir::Value*> subst;
   std::vector<ir::Node*> kept;
   bool changed = false;

@@ -55,7 +55,7 @@ class Checker {
     for (const Node* n : g_.nodes()) {
       if (is_wait(*n)) retire(*n);
       else if (is_p2p(*n)) post(*n);
-      else
+      else if (!in_flight_.empty())  // nothing in flight: nothing to race
         for (const Access& a : accesses(*n)) check(a);
     }
     if (!in_flight_.empty()) never_waited(in_flight_.front());

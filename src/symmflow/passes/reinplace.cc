@@ -33,11 +33,7 @@ bool same_values(const Value* a, const Value* b) {
   return a->type().dtype == b->type().dtype && a->type().sizes == b->type().sizes;
 }
 
-bool is_view_node(const Node& n) {
-  for (Value* a : n.output_aliases())
-    if (a) return true;
-  return false;
-}
+bool is_view_node(const Node& n) { return n.has_output_alias(); }
 
 // The last reads of a storage class, newest first: three distinct readers are
 // enough to answer "is it read after n, not counting n and one scatter".
@@ -123,7 +119,7 @@ class Reinplacer {
       if (removed_.count(n)) continue;
       if (n->functional()) {
         changed |= in_place_functional(n, &order);
-      } else if (Operator* twin = inplace_twin(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
+      } else if (Operator* twin = twin_of(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
                                                           same_values(n->output(0), n->arg(0).value)) {
         if (try_twin(n, *twin)) changed = true;
       }
@@ -160,6 +156,14 @@ class Reinplacer {
   void read_at_end(Value* v) {
     reads_[size_t(find(v))].add(kEnd, nullptr);
     bytes_->add(find(v), kEnd, nullptr, v);
+  }
+
+  // inplace_twin, asked once per operator (the registry does not change during
+  // the pass; the lookup builds names and compares schemas).
+  Operator* twin_of(const Operator& op) {
+    auto [it, fresh] = twins_.try_emplace(&op, nullptr);
+    if (fresh) it->second = inplace_twin(op);
+    return it->second;
   }
 
   // --- storage classes (union-find over value ids) ---------------------------
@@ -204,7 +208,8 @@ class Reinplacer {
   Node* absorbing_scatter(Value* result, Value* target, std::span<Node* const> earlier) {
     auto of = [&](Value* w) -> Node* {
       for (Node* u : users_[size_t(w->id())]) {
-        if (u->op_name() != "aten::as_strided_scatter" || removed_.count(u)) continue;
+        const auto& us = u->schema();  // aten::as_strided_scatter, without building its name
+        if (us.ns != "aten" || us.name != "as_strided_scatter" || !us.overload.empty() || removed_.count(u)) continue;
         if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != w) continue;
         if (u->arg(0).kind != Arg::Kind::Value || !in_target_storage(u->arg(0).value, target, earlier)) continue;
         const auto& t = target->type();
@@ -388,6 +393,7 @@ class Reinplacer {
   std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
   std::vector<std::vector<Node*>> users_;
   std::unordered_map<Value*, Value*> subst_;
+  std::unordered_map<const Operator*, Operator*> twins_;
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
   std::optional<ReadFootprints> bytes_;  // rule 10

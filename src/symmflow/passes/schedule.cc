@@ -134,6 +134,12 @@ bool Schedule::run(ir::Graph& g) {
   auto index_of = [&](const Node* x) { return int(g.position(x)); };
   const AsyncPairs pairs = async_pairs(g);
   const auto roots = ir::storage_roots(g);
+  // Each node's kind, asked once (the list scheduling below asks per ready node
+  // per step).
+  std::vector<CommKind> kinds(count);
+  for (size_t i = 0; i < count; ++i) kinds[i] = comm_kind(*nodes[i]);
+  auto kind = [&](int i) { return kinds[size_t(i)]; };
+  auto is_start = [&](int i) { return issues_comm(kind(i)); };
 
   // The order eager runs things in: a collective completes at its node, so its
   // waits take its place; a P2P wait stays where the program waits.
@@ -142,7 +148,7 @@ bool Schedule::run(ir::Graph& g) {
   for (int i = 0; i < n; ++i) {
     if (placed[size_t(i)]) continue;
     eager.push_back(i);
-    if (comm_kind(*nodes[size_t(i)]) != CommKind::collective) continue;
+    if (kind(i) != CommKind::collective) continue;
     if (auto it = pairs.waits_of.find(nodes[size_t(i)]); it != pairs.waits_of.end())
       for (const Node* w : it->second) {
         eager.push_back(index_of(w));
@@ -166,11 +172,11 @@ bool Schedule::run(ir::Graph& g) {
   };
   std::vector<NodeAccesses> own(count);
   for (int i = 0; i < n; ++i) own[size_t(i)] = accesses_of(*nodes[size_t(i)], i, roots);
-  std::unordered_map<const Value*, std::vector<Access>> seen;  // by root, in eager order
+  std::vector<std::vector<Access>> seen(g.num_values());  // by root's id, in eager order
   int last_comm = -1;
   for (int i : eager) {
     const Node* node = nodes[size_t(i)];
-    const bool waits = comm_kind(*node) == CommKind::wait;
+    const bool waits = kind(i) == CommKind::wait;
     for (const auto& a : node->args())
       a.for_each_value([&](Value* v) {
         if (v->producer()) edge(index_of(v->producer()), i);
@@ -190,12 +196,12 @@ bool Schedule::run(ir::Graph& g) {
       }
     }
     for (const auto& [root, a] : acc->list) {
-      auto& prior = seen[root];
+      auto& prior = seen[size_t(root->id())];
       for (const Access& b : prior)
         if ((a.write || b.write) && a.lo < b.hi && b.lo < a.hi) edge(b.node, i);
     }
     for (const auto& [root, a] : acc->list) {
-      auto& prior = seen[root];
+      auto& prior = seen[size_t(root->id())];
       // A write orders everything before it on the bytes it covers: those
       // accesses need no edge of their own from later nodes (keeps chains of
       // in-place ops on one buffer linear).
@@ -203,7 +209,7 @@ bool Schedule::run(ir::Graph& g) {
         std::erase_if(prior, [&](const Access& b) { return b.node != i && a.lo <= b.lo && b.hi <= a.hi; });
       prior.push_back(Access{i, a.lo, a.hi, a.write});
     }
-    if (issues_comm(*node)) {
+    if (is_start(i)) {
       if (last_comm >= 0) edge(last_comm, i);
       last_comm = i;
     }
@@ -218,14 +224,12 @@ bool Schedule::run(ir::Graph& g) {
   std::vector<int> open_waits(count, 0);  // per start: waits not yet scheduled
   std::vector<int> in_flight;                 // starts, oldest first
   std::vector<Node*> out;
-  auto kind = [&](int i) { return comm_kind(*nodes[size_t(i)]); };
   auto pick = [&](auto pred) {
     int best = -1;
     for (int i : ready)
       if (pred(i) && (best < 0 || eager_pos[size_t(i)] < eager_pos[size_t(best)])) best = i;
     return best;
   };
-  auto is_start = [&](int i) { return issues_comm(*nodes[size_t(i)]); };
   auto is_wait = [&](int i) { return kind(i) == CommKind::wait; };
   auto is_compute = [&](int i) { return !is_start(i) && !is_wait(i); };
   auto oldest_wait = [&] {
