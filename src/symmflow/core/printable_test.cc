@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "symmflow/core/ivalue.h"
+
 namespace symmflow {
 namespace {
 
@@ -13,6 +15,12 @@ TEST(Printable, EscapesNulAndBinaryBytesAndKeepsNewlines) {
   EXPECT_EQ(printable("line 1\nline 2"), "line 1\nline 2");
   // Idempotent: a message escaped twice reads the same.
   EXPECT_EQ(printable(printable("a\0b"s)), "a\\x00b");
+}
+
+TEST(Printable, StringArgumentsInMessagesAreEscaped) {
+  using namespace std::string_literals;
+  // IValue::repr is how an op's error shows a string argument.
+  EXPECT_EQ(IValue("wor\0ld"s).repr(), "\"wor\\x00ld\"");
 }
 
 }  // namespace

@@ -143,7 +143,7 @@ TEST(ParserLimits, IntegerExpressionsThatOverflowAreErrors) {
     return fmt::format("graph @f() -> () {{\n  %z = aten::zeros([{}], dtype=f32)\n  return\n}}", n);
   };
   std::string e = error_of(zeros("9223372036854775807 * 2"));
-  EXPECT_NE(e.find("t.sf:2:22: a rank/world expression: 9223372036854775807 * 2 overflows"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.sf:2:21: a rank/world expression: 9223372036854775807 * 2 overflows"), std::string::npos) << e;
   e = error_of(zeros("(-9223372036854775807 - 1) / -1"));
   EXPECT_NE(e.find("overflows a 64-bit integer"), std::string::npos) << e;
   EXPECT_EQ(floor_mod(INT64_MAX, -2), -1);
@@ -159,7 +159,7 @@ TEST(ParserLimits, FloatLiteralsPastTheDoubleRangeAreInfinityNotAnException) {
 
 TEST(ParserLimits, DeepNestingIsAnErrorNotAStackOverflow) {
   const std::string lists = "graph @f() -> () {\n  %z = aten::zeros(" + std::string(30000, '[') + ")\n  return\n}";
-  EXPECT_EQ(error_of(lists), "t.sf:2:274: nesting deeper than 256 levels (brackets, parentheses or operators in "
+  EXPECT_EQ(error_of(lists), "t.sf:2:276: nesting deeper than 256 levels (brackets, parentheses or operators in "
                              "one expression)");
   const std::string parens = "graph @f() -> () {\n  %z = aten::zeros([" + std::string(30000, '(') + "1])\n  return\n}";
   EXPECT_NE(error_of(parens).find("nesting deeper than 256 levels"), std::string::npos);
@@ -187,7 +187,7 @@ TEST(ParserLimits, PrintsBinaryBytesEscapedAndANulDoesNotCutTheMessage) {
   using namespace std::string_literals;
   EXPECT_EQ(error_of("graph @f(%x: f32[4]) \0-> (f32[4])"s), "t.sf:1:22: unexpected character '\\x00'");
   EXPECT_EQ(error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, 2.0) \x93\xff"s),
-            "t.sf:2:26: unexpected character '\\x93'");
+            "t.sf:2:27: unexpected character '\\x93'");
   // A string argument echoed back by the op's error.
   const std::string e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, \"a\0b\")\n  return %y\n}"s);
   EXPECT_NE(e.find("\"a\\x00b\""), std::string::npos) << e;
