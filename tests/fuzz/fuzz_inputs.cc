@@ -15,21 +15,23 @@
 #include "symmflow/ir/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const std::string dir = [] {
-    char tmpl[] = "/tmp/sf_fuzz_inputs.XXXXXX";
-    if (!mkdtemp(tmpl)) std::abort();
+  // A char array, not a std::string: the cleanup at exit must not outlive it.
+  static char dir[] = "/tmp/sf_fuzz_inputs.XXXXXX";
+  static const bool made = [] {
+    if (!mkdtemp(dir)) std::abort();
     std::atexit([] {  // nothing left in /tmp after a run
-      std::remove((dir + "/x.npy").c_str());
-      ::rmdir(dir.c_str());
+      std::remove((std::string(dir) + "/x.npy").c_str());
+      ::rmdir(dir);
     });
-    return std::string(tmpl);
+    return true;
   }();
+  (void)made;
   const std::string_view all(reinterpret_cast<const char*>(data), size);
   const size_t nl = all.find('\n');
   if (nl == std::string_view::npos) return 0;
   const std::string sig = "graph @f(%x: " + std::string(all.substr(0, nl)) + ") -> () {\n  return\n}\n";
   const std::string_view npy = all.substr(nl + 1);
-  FILE* f = std::fopen((dir + "/x.npy").c_str(), "wb");
+  FILE* f = std::fopen((std::string(dir) + "/x.npy").c_str(), "wb");
   if (!f || std::fwrite(npy.data(), 1, npy.size(), f) != npy.size() || std::fclose(f) != 0) std::abort();
   try {
     auto g = symmflow::ir::parse_graph(sig, {.file = "fuzz.sf"});

@@ -270,9 +270,10 @@ TEST(NpyErrors, SizeMismatch) {
   write_raw_npy(
       p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "");
   expect_error([&] { read_npy(p); }, {p, "too large"});
-  // 2^62 two-byte elements: 2^63 bytes fit in uint64 but not in a tensor (int64).
-  write_raw_npy(p, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (4611686018427387904,), }", "");
-  expect_error([&] { read_npy(p); }, {p, "shape (4611686018427387904,) is too large", "4611686018427387904 * 2 overflows"});
+  // 5 * 10^18 two-byte elements: 10^19 bytes fit in uint64 but not in a tensor (int64).
+  write_raw_npy(p, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (100000000000000000, 50), }", "");
+  expect_error([&] { read_npy(p); },
+               {p, "shape (100000000000000000, 50) is too large", "5000000000000000000 * 2 overflows"});
 }
 
 TEST(NpyErrors, BinaryBytesInTheHeaderAreEscaped) {
