@@ -36,7 +36,7 @@ test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300; rc=$$?; \
 	why=$$(bash $(CURDIR)/tests/multinode/netns_hosts.sh check 2>&1) || \
 	  echo "make test: the multi-host (network namespace) tests were skipped: $$why"; \
-	JOBS=$(JOBS) bash tests/fuzz/run.sh smoke || rc=1; \
+	JOBS=$(JOBS) bash $(CURDIR)/tests/fuzz/run.sh smoke || rc=1; \
 	exit $$rc
 
 # The unit and end-to-end suites under ASan + UBSan (the asan preset, build/asan),
