@@ -8,9 +8,10 @@ DEB_PKGS := cmake ninja-build g++ ccache libfmt-dev libcli11-dev nlohmann-json3-
             libdnnl-dev libsleef-dev \
             libopenmpi-dev openmpi-bin iproute2 procps \
             python3-torch python3-numpy python3-dev pybind11-dev python3-pybind11 \
-            python3-pytest libdlpack-dev pkgconf
+            python3-pytest libdlpack-dev pkgconf \
+            clang libclang-rt-14-dev
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test test-asan fuzz demo clean
 
 all: build
 
@@ -31,12 +32,28 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # The multi-host tests (tests/multinode) need root for network namespaces;
-# when they cannot run, ctest marks them skipped and this says why.
+# when they cannot run, ctest marks them skipped and this says why. Then a
+# bounded run of every fuzz harness (tests/fuzz/run.sh: its own small clang build).
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 300; rc=$$?; \
 	why=$$(bash $(CURDIR)/tests/multinode/netns_hosts.sh check 2>&1) || \
 	  echo "make test: the multi-host (network namespace) tests were skipped: $$why"; \
+	JOBS=$(JOBS) bash $(CURDIR)/tests/fuzz/run.sh smoke || rc=1; \
 	exit $$rc
+
+# The unit and end-to-end suites under ASan + UBSan (the asan preset, build/asan),
+# leak checks on. Python and PyTorch are not instrumented: their tests are left out.
+ASAN_CTEST_EXCLUDE ?= python|torch|diff
+test-asan: deps
+	@cmake --preset asan > /dev/null
+	@cmake --build build/asan -j $(JOBS)
+	@cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) --timeout 600 -LE '$(ASAN_CTEST_EXCLUDE)'
+
+# Every fuzz harness for FUZZ_SECONDS each (tests/fuzz/run.sh).
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@JOBS=$(JOBS) bash tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)

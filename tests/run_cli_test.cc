@@ -67,6 +67,40 @@ TEST(RunCli, ProgramErrorsExitTwoWithFileLineCol) {
   fs::remove_all(d);
 }
 
+// Issue 20's reports, as the user ran them: each is now exit 2 with a message
+// that names the place and the numbers (before: check OK with no data, exit 137
+// after filling memory, std::out_of_range, a stack overflow, a cut message).
+TEST(RunCli, HostileProgramsExitTwoWithAMessage) {
+  auto d = temp_dir("hostile");
+  auto prog = [&](const std::string& name, const std::string& type) {
+    return write_file(d, name, "graph @f(%x: " + type + ") -> (" + type + ") {\n  %y = aten::neg(%x)\n  return %y\n}\n");
+  };
+  auto zero = prog("zero.sf", "f32[4294967296, 4294967296]");
+  Result r = run("run " + zero + " --check --save-outputs " + (d / "out").string());
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(zero + ":1:14: type f32[4294967296, 4294967296]: "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("check: OK"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d / "out")) << "no .npy may claim that shape";
+  auto wrap = prog("wrap.sf", "f32[4294967296, 4294967297]");
+  r = run("run " + wrap + " --check");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("4294967296 * 4294967297 overflows"), std::string::npos) << r.out;
+  auto digits = prog("digits.sf", "f32[123456789012345678901234]");
+  r = run("run " + digits);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(digits + ":1:18: integer 123456789012345678901234 does not fit in 64 bits"), std::string::npos)
+      << r.out;
+  auto nested = write_file(d, "nested.sf", "graph @f() -> () {\n  %z = aten::zeros(" + std::string(30000, '[') + ")\n}\n");
+  r = run("run " + nested);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("nesting deeper than 256 levels"), std::string::npos) << r.out;
+  auto binary = write_file(d, "binary.sf", std::string("graph @f(%x: f32[4]) \0\x93-> (f32[4])\n", 35));
+  r = run("run " + binary);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find(binary + ":1:22: unexpected character '\\x00'"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 TEST(RunCli, DumpIrShowsEveryStep) {
   Result r = run("compile " + kRing + " --world 4 --rank 1 --dump-ir -");
   ASSERT_EQ(r.rc, 0) << r.out;

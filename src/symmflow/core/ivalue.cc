@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "symmflow/core/printable.h"
+
 namespace symmflow {
 
 IValue::IValue(const std::vector<Tensor>& ts) {
@@ -108,7 +110,8 @@ std::string IValue::repr() const {
     case Kind::Int: return std::to_string(std::get<int64_t>(v_));
     case Kind::Double: return fmt::format("{}", std::get<double>(v_));
     case Kind::Bool: return std::get<bool>(v_) ? "true" : "false";
-    case Kind::String: return fmt::format("\"{}\"", std::get<std::string>(v_));
+    // A message's copy of user text: a NUL would cut what() short.
+    case Kind::String: return fmt::format("\"{}\"", printable(std::get<std::string>(v_)));
     case Kind::DType: return std::string(dtype_name(std::get<DType>(v_)));
     case Kind::List: {
       std::string s = "[";

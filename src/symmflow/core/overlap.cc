@@ -11,12 +11,6 @@ namespace symmflow {
 
 namespace {
 
-int64_t numel_of(const ViewGeometry& v) {
-  int64_t n = 1;
-  for (int64_t s : v.sizes) n *= s;
-  return n;
-}
-
 // PyTorch's compute_non_overlapping_and_dense on geometry: sort the dims by
 // stride, size-1 dims last; each stride must be the product of the sizes before.
 bool dense(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
@@ -93,7 +87,7 @@ std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v) {
 }
 
 bool views_share_bytes(const ViewGeometry& a, const ViewGeometry& b) {
-  if (numel_of(a) == 0 || numel_of(b) == 0) return false;
+  if (numel_of(a.sizes) == 0 || numel_of(b.sizes) == 0) return false;
   const auto [a0, a1] = byte_extent(a);
   const auto [b0, b1] = byte_extent(b);
   if (!(a0 < b1 && b0 < a1)) return false;

@@ -3,14 +3,24 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "symmflow/core/checked.h"
 #include "symmflow/core/error.h"
 
 namespace symmflow {
 
 int64_t numel_of(std::span<const int64_t> sizes) {
   int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
+  for (int64_t s : sizes)
+    n = checked_mul(n, s, [&] { return "the element count of shape " + shape_to_string(sizes); });
   return n;
+}
+
+int64_t nbytes_of(std::span<const int64_t> sizes, size_t itemsize) {
+  // int64 is the cap: every byte count (size_t on 64-bit hosts) then fits too.
+  static_assert(sizeof(size_t) >= sizeof(int64_t));
+  return checked_mul(numel_of(sizes), int64_t(itemsize), [&] {
+    return fmt::format("the bytes of shape {} with {}-byte elements", shape_to_string(sizes), itemsize);
+  });
 }
 
 Shape contiguous_strides(std::span<const int64_t> sizes) {
@@ -18,9 +28,22 @@ Shape contiguous_strides(std::span<const int64_t> sizes) {
   int64_t acc = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     st[i] = acc;
-    acc *= std::max<int64_t>(sizes[i], 1);
+    if (i == 0) break;  // the outermost size scales nothing
+    acc = checked_mul(acc, std::max<int64_t>(sizes[i], 1),
+                      [&] { return "the contiguous strides of shape " + shape_to_string(sizes); });
   }
   return st;
+}
+
+int64_t storage_extent(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t offset) {
+  if (numel_of(sizes) == 0) return 0;
+  auto what = [&] {
+    return fmt::format("the storage extent of view {} with strides {} at offset {}", shape_to_string(sizes),
+                       shape_to_string(strides), offset);
+  };
+  int64_t end = checked_add(offset, 1, what);
+  for (size_t d = 0; d < sizes.size(); ++d) end = checked_add(end, checked_mul(sizes[d] - 1, strides[d], what), what);
+  return end;
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {

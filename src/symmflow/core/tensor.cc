@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "symmflow/core/checked.h"
+
 namespace symmflow {
 
 Tensor::Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape sizes, Shape strides,
@@ -11,15 +13,14 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape sizes, Shape
            strides.size());
   for (int64_t s : sizes) SF_CHECK(s >= 0, "tensor: negative size in {}", shape_to_string(sizes));
   SF_CHECK(storage_offset >= 0, "tensor: negative storage offset {}", storage_offset);
-  if (storage && numel_of(sizes) > 0) {
+  // The cap on every tensor, meta included: numel() and nbytes() cannot wrap.
+  const int64_t bytes = nbytes_of(sizes, element_size(dtype));
+  if (storage && bytes > 0) {
     // The furthest element must lie inside the storage.
-    int64_t last = storage_offset;
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      SF_CHECK(strides[i] >= 0, "tensor: negative stride in {}", shape_to_string(strides));
-      last += (sizes[i] - 1) * strides[i];
-    }
-    size_t need = size_t(last + 1) * element_size(dtype);
-    SF_CHECK(need <= storage->nbytes(),
+    for (int64_t s : strides) SF_CHECK(s >= 0, "tensor: negative stride in {}", shape_to_string(strides));
+    const int64_t need = checked_mul(storage_extent(sizes, strides, storage_offset), int64_t(element_size(dtype)),
+                                     "tensor: the bytes its view reaches");
+    SF_CHECK(uint64_t(need) <= storage->nbytes(),
              "tensor: view {} with strides {} at offset {} needs {} bytes, storage has {}",
              shape_to_string(sizes), shape_to_string(strides), storage_offset, need,
              storage->nbytes());
@@ -37,7 +38,7 @@ Tensor Tensor::empty(Shape sizes, DType dtype) {
 
 Tensor Tensor::empty_with(Allocator& alloc, Shape sizes, DType dtype) {
   for (int64_t s : sizes) SF_CHECK(s >= 0, "empty: negative size in {}", shape_to_string(sizes));
-  auto storage = alloc.allocate(size_t(numel_of(sizes)) * element_size(dtype));
+  auto storage = alloc.allocate(size_t(nbytes_of(sizes, element_size(dtype))));
   Shape strides = contiguous_strides(sizes);
   return Tensor(std::move(storage), dtype, std::move(sizes), std::move(strides), 0);
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/printable.h"
 #include "symmflow/exec/npy_header.h"
 #include "symmflow/kernels/loops.h"
 
@@ -73,14 +74,6 @@ void write_full(int fd, const char* p, size_t n, const std::string& path) {
   }
 }
 
-// Bytes that are not a .npy magic, shown so the user can tell what the file is.
-std::string escaped(std::string_view bytes) {
-  std::string out;
-  for (unsigned char c : bytes)
-    out += (c >= 0x20 && c < 0x7f) ? std::string(1, char(c)) : fmt::format("\\x{:02x}", c);
-  return out;
-}
-
 std::atomic<uint64_t> g_tmp_counter{0};
 
 }  // namespace
@@ -135,7 +128,7 @@ Tensor read_npy(const std::string& path, std::optional<DType> expect) {
   const size_t m = std::min<size_t>(n, 6);  // a shorter file is reported as truncated
   SF_CHECK(std::string_view(pre, m) == kNpyMagic.substr(0, m),
            "read_npy {}: not a .npy file: expected the magic \\x93NUMPY, found '{}'", path,
-           escaped(std::string_view(pre, m)));
+           printable(std::string_view(pre, m)));
   SF_CHECK(n == 10, "read_npy {}: truncated: the file has {} bytes, a .npy preamble has 10", path,
            n);
   const int major = static_cast<unsigned char>(pre[6]), minor = static_cast<unsigned char>(pre[7]);
@@ -162,10 +155,12 @@ Tensor read_npy(const std::string& path, std::optional<DType> expect) {
   NpyHeader h = parse_npy_dict(text, path);
   const DType dtype = dtype_from_npy_descr(h.descr, expect, path);
   const std::string type = fmt::format("{}{}", dtype_name(dtype), shape_to_string(h.shape));
-  uint64_t nbytes = element_size(dtype);
-  for (int64_t s : h.shape)
-    SF_CHECK(!__builtin_mul_overflow(nbytes, uint64_t(s), &nbytes),
-             "read_npy {}: shape {} is too large", path, npy_shape_repr(h.shape));
+  uint64_t nbytes = 0;
+  try {
+    nbytes = uint64_t(nbytes_of(h.shape, element_size(dtype)));  // the cap on every tensor
+  } catch (const Error& e) {
+    fail("read_npy {}: shape {} is too large: {}", path, npy_shape_repr(h.shape), e.what());
+  }
   const uint64_t avail = file_size - prefix - hlen;
   SF_CHECK(avail >= nbytes,
            "read_npy {}: truncated data: {} needs {} bytes after the header, the file has {}", path,

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/printable.h"
 
 namespace symmflow::exec {
 
@@ -35,7 +36,7 @@ class DictParser {
       SF_CHECK(slot >= 0,
                "read_npy {}: unexpected key '{}' in the header (a .npy header has exactly "
                "'descr', 'fortran_order' and 'shape'; found in: {})",
-               path_, key, shown());
+               path_, printable(key), shown());
       SF_CHECK(!seen[slot], "read_npy {}: key '{}' appears twice in the header: {}", path_, key,
                shown());
       seen[slot] = true;
@@ -87,11 +88,11 @@ class DictParser {
   std::string shown() const {
     std::string_view t = s_;
     while (!t.empty() && std::strchr(" \t\r\n", t.back()) != nullptr) t.remove_suffix(1);
-    if (t.size() > 200) return fmt::format("{}...", t.substr(0, 200));
-    return std::string(t);
+    if (t.size() > 200) return fmt::format("{}...", printable(t.substr(0, 200)));
+    return printable(t);
   }
   [[noreturn]] void malformed(std::string_view expected) const {
-    std::string found = pos_ < s_.size() ? fmt::format("'{}'", s_.substr(pos_, 12)) : "the end";
+    std::string found = pos_ < s_.size() ? fmt::format("'{}'", printable(s_.substr(pos_, 12))) : "the end";
     fail("read_npy {}: malformed header dict at character {}: expected {}, found {} (header: {})",
          path_, pos_, expected, found, shown());
   }
@@ -232,7 +233,7 @@ DType dtype_from_npy_descr(std::string_view descr, std::optional<DType> expect,
   SF_CHECK(k != nullptr,
            "read_npy {}: unsupported dtype descr '{}' (expected one of <f4 <f8 <f2 <i4 <i8 |b1, "
            "or <u2 holding bf16 bits)",
-           path, descr);
+           path, printable(descr));
   // One-byte types have no byte order, whatever character precedes them.
   SF_CHECK(order != '>' || element_size(k->dtype) == 1,
            "read_npy {}: descr '{}' is big-endian; only little-endian files are read (in numpy: "

@@ -270,6 +270,23 @@ TEST(NpyErrors, SizeMismatch) {
   write_raw_npy(
       p, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", "");
   expect_error([&] { read_npy(p); }, {p, "too large"});
+  // 5 * 10^18 two-byte elements: 10^19 bytes fit in uint64 but not in a tensor (int64).
+  write_raw_npy(p, 1, "{'descr': '<f2', 'fortran_order': False, 'shape': (100000000000000000, 50), }", "");
+  expect_error([&] { read_npy(p); },
+               {p, "shape (100000000000000000, 50) is too large", "5000000000000000000 * 2 overflows"});
+}
+
+TEST(NpyErrors, BinaryBytesInTheHeaderAreEscaped) {
+  using namespace std::string_literals;
+  NpyTempDir dir;
+  const std::string p = dir.path("b.npy");
+  write_raw_npy(p, 1, "{'descr': '<f4\0\xff', 'fortran_order': False, 'shape': (1,), }"s, std::string(4, '\0'));
+  const std::string msg = testing::error_of([&] { read_npy(p); });
+  EXPECT_NE(msg.find("unsupported dtype descr '<f4\\x00\\xff'"), std::string::npos) << msg;
+  write_raw_npy(p, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\x01\0"s, std::string(4, '\0'));
+  const std::string junk = testing::error_of([&] { read_npy(p); });
+  EXPECT_NE(junk.find("found '\\x01\\x00'"), std::string::npos) << junk;
+  EXPECT_EQ(junk.find('\0'), std::string::npos);
 }
 
 TEST(NpyErrors, Descr) {

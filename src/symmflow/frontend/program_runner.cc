@@ -14,6 +14,7 @@
 #include "symmflow/exec/comm_match.h"
 #include "symmflow/exec/explain.h"
 #include "symmflow/exec/input_fill.h"
+#include "symmflow/exec/input_files.h"
 #include "symmflow/exec/interpreter.h"
 #include "symmflow/exec/npy.h"
 #include "symmflow/ir/exec_plan.h"
@@ -66,24 +67,11 @@ std::vector<IValue> make_inputs(const ir::Graph& g, const RunRequest& req, int r
     std::optional<symm::Scope> scope;
     if (symmetric[k]) scope.emplace();  // an op needs it symmetric, as eager code would allocate it
     const auto& type = v->type();
-    std::string path;
-    if (!req.inputs_dir.empty()) {
-      for (const auto& name : input_file_names(v->name(), rank))
-        if (fs::exists(fs::path(req.inputs_dir) / name)) {
-          path = (fs::path(req.inputs_dir) / name).string();
-          break;
-        }
-    }
+    std::optional<Tensor> file;
+    if (!req.inputs_dir.empty()) file = read_input_file(req.inputs_dir, v->name(), type, rank);
     Tensor t;
-    if (!path.empty()) {
-      try {
-        t = read_npy(path, type.dtype);
-      } catch (const Error& e) {
-        throw ir::ParseError(fmt::format("input %{}: {}", v->name(), e.what()));
-      }
-      if (t.sizes() != type.sizes)
-        throw ir::ParseError(fmt::format("input %{}: {} holds {} but the signature says {}", v->name(), path,
-                                         t.type_string(), type.str()));
+    if (file) {
+      t = *file;
       if (symmetric[k] && !t.is_symmetric()) {
         Tensor s = Tensor::empty(type.sizes, type.dtype);
         kernels::copy_(s, t);
@@ -128,10 +116,6 @@ void save(const ir::Graph& g, const std::vector<Tensor>& outs, const std::vector
 }
 
 }  // namespace
-
-std::vector<std::string> input_file_names(const std::string& name, int rank) {
-  return {fmt::format("{}.rank{}.npy", name, rank), name + ".npy"};
-}
 
 void check_inputs_dir(const std::string& dir, const std::vector<const ir::Graph*>& graphs) {
   const int world = int(graphs.size());

@@ -69,10 +69,6 @@ struct RankReport {
 // Needs dist::init(). Errors (parse, verify, run) propagate as Error / ParseError.
 RankReport run_on_this_rank(const RunRequest& req);
 
-// --inputs DIR reads input %name on `rank` from the first of these files that
-// exists: "name.rank<R>.npy", then "name.npy".
-std::vector<std::string> input_file_names(const std::string& name, int rank);
-
 // Refuses (Error naming the files, the program's inputs and a remedy) a .npy in
 // `dir` that no rank would read, given the graph each rank runs (graphs[r] is
 // rank r's): a misnamed file would otherwise leave its input seeded, silently.

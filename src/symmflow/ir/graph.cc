@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "symmflow/core/checked.h"
 #include "symmflow/core/error.h"
 #include "symmflow/ir/exec_plan.h"
 #include "symmflow/kernels/views.h"
@@ -32,13 +33,12 @@ bool TensorType::is_contiguous_at_zero() const {
 
 int64_t TensorType::numel() const { return numel_of(sizes); }
 
-int64_t TensorType::nbytes() const { return numel() * int64_t(element_size(dtype)); }
+int64_t TensorType::nbytes() const { return nbytes_of(sizes, element_size(dtype)); }
 
 int64_t TensorType::storage_bytes() const {
-  if (numel() == 0) return 0;
-  int64_t extent = 1;
-  for (size_t d = 0; d < sizes.size(); ++d) extent += (sizes[d] - 1) * strides[d];
-  return (offset + extent) * int64_t(element_size(dtype));
+  const Shape st = strides.empty() ? contiguous_strides(sizes) : strides;
+  return checked_mul(storage_extent(sizes, st, offset), int64_t(element_size(dtype)),
+                     [&] { return "the storage bytes of " + str(); });
 }
 
 std::pair<int64_t, int64_t> TensorType::byte_extent() const {

@@ -2,19 +2,28 @@
 
 #include <fmt/format.h>
 
+#include "symmflow/core/checked.h"
 #include "symmflow/core/error.h"
 
 namespace symmflow::ir {
 
+namespace {
+constexpr std::string_view kWhat = "a rank/world expression";
+}
+
 int64_t floor_div(int64_t a, int64_t b) {
   SF_CHECK(b != 0, "division by zero in a rank/world expression");
+  if (b == -1) return checked_sub(0, a, kWhat);  // INT64_MIN / -1 overflows
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
 int64_t floor_mod(int64_t a, int64_t b) {
   SF_CHECK(b != 0, "modulo by zero in a rank/world expression");
-  return a - floor_div(a, b) * b;
+  if (b == -1) return 0;  // INT64_MIN % -1 traps
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;  // opposite signs: cannot overflow
+  return r;
 }
 
 IntExpr::Ptr IntExpr::constant(int64_t v) { return Ptr(new IntExpr(Op::Const, v, nullptr, nullptr)); }
@@ -30,10 +39,10 @@ int64_t IntExpr::eval(int64_t rank, int64_t world) const {
     case Op::Const: return value_;
     case Op::Rank: return rank;
     case Op::World: return world;
-    case Op::Neg: return -a_->eval(rank, world);
-    case Op::Add: return a_->eval(rank, world) + b_->eval(rank, world);
-    case Op::Sub: return a_->eval(rank, world) - b_->eval(rank, world);
-    case Op::Mul: return a_->eval(rank, world) * b_->eval(rank, world);
+    case Op::Neg: return checked_sub(0, a_->eval(rank, world), kWhat);
+    case Op::Add: return checked_add(a_->eval(rank, world), b_->eval(rank, world), kWhat);
+    case Op::Sub: return checked_sub(a_->eval(rank, world), b_->eval(rank, world), kWhat);
+    case Op::Mul: return checked_mul(a_->eval(rank, world), b_->eval(rank, world), kWhat);
     case Op::Div: return floor_div(a_->eval(rank, world), b_->eval(rank, world));
     case Op::Mod: return floor_mod(a_->eval(rank, world), b_->eval(rank, world));
   }

@@ -3,11 +3,16 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <utility>
 
+#include "symmflow/core/parse_limits.h"
+#include "symmflow/core/printable.h"
 #include "symmflow/ir/printer.h"
 
 namespace symmflow::ir {
@@ -82,7 +87,8 @@ class Lexer {
           if (d == '\\') {
             if (i_ >= s_.size()) error(t.loc, "unterminated string");
             d = s_[i_++];
-            if (d != '"' && d != '\\') error({line_, col() - 1}, "unknown escape '\\{}' (only \\\" and \\\\)", d);
+            if (d != '"' && d != '\\')
+              error({line_, col() - 1}, "unknown escape '\\{}' (only \\\" and \\\\)", std::string_view(&d, 1));
           }
           t.text += d;
         }
@@ -95,15 +101,17 @@ class Lexer {
         t.text = std::string(1, c);
         ++i_;
       } else {
-        error(t.loc, "unexpected character '{}'", c);
+        error(t.loc, "unexpected character '{}'", std::string_view(&s_[i_], 1));
       }
+      if (t.text.size() > kMaxLiteralBytes)
+        error(t.loc, "a token of {} bytes; the longest accepted is {}", t.text.size(), kMaxLiteralBytes);
       out.push_back(std::move(t));
     }
   }
 
   template <typename... A>
   [[noreturn]] void error(SourceLoc l, fmt::format_string<A...> f, A&&... a) {
-    throw ParseError(fmt::format("{}:{}:{}: {}", file_, l.line, l.col, fmt::format(f, std::forward<A>(a)...)));
+    throw ParseError(printable(fmt::format("{}:{}:{}: {}", file_, l.line, l.col, fmt::format(f, std::forward<A>(a)...))));
   }
 
  private:
@@ -377,13 +385,16 @@ class Parser {
     type.dtype = dtype_of(t);
     expect("[");
     if (!at("]")) {
-      do {
-        Token d = take(Tok::Int, "a dimension size");
-        type.sizes.push_back(std::stoll(d.text));
-      } while (accept(","));
+      do type.sizes.push_back(int_literal(take(Tok::Int, "a dimension size")));
+      while (accept(","));
     }
     expect("]");
-    type.strides = contiguous_strides(type.sizes);
+    try {
+      nbytes_of(type.sizes, element_size(type.dtype));  // the cap on every tensor (core/shape.h)
+      type.strides = contiguous_strides(type.sizes);
+    } catch (const Error& e) {
+      error(t.loc, "type {}{}: {}", t.text, shape_to_string(type.sizes), e.what());
+    }
     return {ValueKind::Tensor, type};
   }
 
@@ -404,7 +415,7 @@ class Parser {
     const Token& t = peek();
     if (t.kind == Tok::Value) return Arg(use_value(next()));
     if (at("[")) {
-      next();
+      Nested nested(this, next().loc);
       std::vector<Arg> elems;
       if (!at("]")) {
         do elems.push_back(parse_expr());
@@ -414,7 +425,7 @@ class Parser {
       return Arg::list(std::move(elems));
     }
     if (t.kind == Tok::String) return Arg(IValue(next().text));
-    if (t.kind == Tok::Float) return Arg(IValue(std::stod(next().text)));
+    if (t.kind == Tok::Float) return Arg(IValue(float_literal(next())));
     if (t.kind == Tok::Ident) {
       if (t.text == "true" || t.text == "false") return Arg(IValue(next().text == "true"));
       if (t.text == "None") return (next(), Arg(IValue()));
@@ -424,7 +435,7 @@ class Parser {
     }
     if (at("-") && peek(1).kind == Tok::Float) {
       next();
-      return Arg(IValue(-std::stod(next().text)));
+      return Arg(IValue(-float_literal(next())));
     }
     if (at("-") && peek(1).kind == Tok::Ident && peek(1).text == "inf") {
       next(), next();
@@ -449,11 +460,14 @@ class Parser {
   // Precedence climbing: + - (1) below * / % (2); unary minus binds tightest.
   IntExpr::Ptr int_expr(int min_prec) {
     IntExpr::Ptr lhs = int_atom();
+    // Each operator deepens the tree that eval() and printing walk by recursion.
+    std::vector<Nested> chain;
     for (;;) {
       const Token& t = peek();
       if (t.kind != Tok::Punct) return lhs;
       int prec = (t.text == "+" || t.text == "-") ? 1 : (t.text == "*" || t.text == "/" || t.text == "%") ? 2 : 0;
       if (prec == 0 || prec < min_prec) return lhs;
+      chain.emplace_back(this, t.loc);
       std::string op = next().text;
       IntExpr::Ptr rhs = int_expr(prec + 1);
       IntExpr::Op o = op == "+" ? IntExpr::Op::Add : op == "-" ? IntExpr::Op::Sub
@@ -463,8 +477,9 @@ class Parser {
   }
   IntExpr::Ptr int_atom() {
     const Token& t = peek();
+    Nested nested(this, t.loc);  // `(`, unary `-`: each level is a recursion
     if (accept("-")) {
-      if (peek().kind == Tok::Int) return IntExpr::constant(-std::stoll(next().text));
+      if (peek().kind == Tok::Int) return IntExpr::constant(-int_literal(next()));
       return IntExpr::unary(IntExpr::Op::Neg, int_atom());
     }
     if (accept("(")) {
@@ -472,12 +487,39 @@ class Parser {
       expect(")");
       return e;
     }
-    if (t.kind == Tok::Int) return IntExpr::constant(std::stoll(next().text));
+    if (t.kind == Tok::Int) return IntExpr::constant(int_literal(next()));
     if (t.kind == Tok::Ident && t.text == "rank") return (next(), IntExpr::rank());
     if (t.kind == Tok::Ident && t.text == "world") return (next(), IntExpr::world());
     if (t.kind == Tok::Float) error(t.loc, "expected an integer, found the number {}", t.text);
     error(t.loc, "expected an integer, 'rank', 'world' or '(', found {}", describe(t));
   }
+
+  // Brackets, parentheses and operators open at once, counted while they are
+  // parsed (by recursion): past kMaxNestingDepth it is an error, not a stack overflow.
+  struct Nested {
+    Parser* p;
+    Nested(Parser* parser, SourceLoc l) : p(parser) {
+      if (++p->depth_ > kMaxNestingDepth)
+        p->error(l, "nesting deeper than {} levels (brackets, parentheses or operators in one expression)",
+                 kMaxNestingDepth);
+    }
+    Nested(Nested&& o) noexcept : p(std::exchange(o.p, nullptr)) {}
+    Nested(const Nested&) = delete;
+    ~Nested() {
+      if (p) --p->depth_;
+    }
+  };
+
+  int64_t int_literal(const Token& t) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+    if (ec != std::errc() || end != t.text.data() + t.text.size())
+      error(t.loc, "integer {} does not fit in 64 bits (the largest is {})", t.text,
+            std::numeric_limits<int64_t>::max());
+    return v;
+  }
+  // Python's float(): past the double range is inf, below it 0 (never an exception).
+  static double float_literal(const Token& t) { return std::strtod(t.text.c_str(), nullptr); }
 
   Value* use_value(const Token& t) {
     Value* v = g_->find_value(t.text);
@@ -517,13 +559,14 @@ class Parser {
   }
   template <typename... A>
   [[noreturn]] void error(SourceLoc l, fmt::format_string<A...> f, A&&... a) {
-    throw ParseError(fmt::format("{}:{}:{}: {}", o_.file, l.line, l.col, fmt::format(f, std::forward<A>(a)...)));
+    throw ParseError(printable(fmt::format("{}:{}:{}: {}", o_.file, l.line, l.col, fmt::format(f, std::forward<A>(a)...))));
   }
 
   std::vector<Token> t_;
   size_t p_ = 0;
   const ParseOptions& o_;
   int rank_ = 0;  // the rank the graph being parsed is for
+  int depth_ = 0;  // Nested levels open now
   std::unique_ptr<Graph> g_;
   std::unordered_map<const Value*, bool> user_named_;  // node results: named in the text?
 };

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "symmflow/core/error.h"
+#include "symmflow/ir/int_expr.h"
 #include "symmflow/ir/printer.h"
 
 namespace symmflow::ir {
@@ -107,6 +109,89 @@ TEST(Parser, ErrorsPointAtTheColumn) {
                      "  %v = aten::as_strided(%s, [8], [1], 4)\n  return %v\n}"), "");
   e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::slice(%x, 0, 1/(world-1), 2)\n  return %y\n}");
   EXPECT_NE(e.find("division by zero"), std::string::npos) << e;
+}
+
+// Hostile or corrupt input (issue 20): an error with a location, never a crash,
+// a wrapped size or an exception from the standard library.
+std::string one_input(std::string_view type) {
+  return fmt::format("graph @f(%x: {}) -> () {{\n  return\n}}", type);
+}
+
+TEST(ParserLimits, RejectsTypeWhoseElementCountOverflowsInt64) {
+  // 2^32 * (2^32 + 1) wrapped to 2^32 elements, and the run filled memory.
+  std::string e = error_of(one_input("f32[4294967296, 4294967297]"));
+  EXPECT_EQ(e.rfind("t.sf:1:14: type f32[4294967296, 4294967297]: ", 0), 0u) << e;
+  EXPECT_NE(e.find("4294967296 * 4294967297 overflows"), std::string::npos) << e;
+  // 2^64 wrapped to 0 elements, and `--check` said OK with no data.
+  e = error_of(one_input("f32[4294967296, 4294967296]"));
+  EXPECT_EQ(e.rfind("t.sf:1:14: type f32[4294967296, 4294967296]: ", 0), 0u) << e;
+  // The elements fit in int64 but the bytes do not.
+  e = error_of(one_input("f64[2305843009213693952]"));
+  EXPECT_NE(e.find("with 8-byte elements"), std::string::npos) << e;
+  EXPECT_EQ(error_of(one_input("bool[0, 4294967296, 2]")), "");
+}
+
+TEST(ParserLimits, RejectsDimensionOf24DigitsWithItsLocation) {
+  EXPECT_EQ(error_of(one_input("f32[4, 123456789012345678901234]")),
+            "t.sf:1:21: integer 123456789012345678901234 does not fit in 64 bits (the largest is "
+            "9223372036854775807)");
+  EXPECT_EQ(error_of(one_input("f32[9223372036854775808]")).rfind("t.sf:1:18: integer 9223372036854775808 ", 0), 0u);
+}
+
+TEST(ParserLimits, IntegerExpressionsThatOverflowAreErrors) {
+  auto zeros = [](std::string_view n) {
+    return fmt::format("graph @f() -> () {{\n  %z = aten::zeros([{}], dtype=f32)\n  return\n}}", n);
+  };
+  std::string e = error_of(zeros("9223372036854775807 * 2"));
+  EXPECT_NE(e.find("t.sf:2:21: a rank/world expression: 9223372036854775807 * 2 overflows"), std::string::npos) << e;
+  e = error_of(zeros("(-9223372036854775807 - 1) / -1"));
+  EXPECT_NE(e.find("overflows a 64-bit integer"), std::string::npos) << e;
+  EXPECT_EQ(floor_mod(INT64_MAX, -2), -1);
+  EXPECT_EQ(floor_mod(INT64_MIN, -1), 0);
+  EXPECT_THROW(floor_div(INT64_MIN, -1), Error);
+}
+
+TEST(ParserLimits, FloatLiteralsPastTheDoubleRangeAreInfinityNotAnException) {
+  EXPECT_EQ(error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, 1e999)\n"
+                     "  %z = aten::mul(%y, 1e-999)\n  return %z\n}"),
+            "");
+}
+
+TEST(ParserLimits, DeepNestingIsAnErrorNotAStackOverflow) {
+  const std::string lists = "graph @f() -> () {\n  %z = aten::zeros(" + std::string(30000, '[') + ")\n  return\n}";
+  EXPECT_EQ(error_of(lists), "t.sf:2:276: nesting deeper than 256 levels (brackets, parentheses or operators in "
+                             "one expression)");
+  const std::string parens = "graph @f() -> () {\n  %z = aten::zeros([" + std::string(30000, '(') + "1])\n  return\n}";
+  EXPECT_NE(error_of(parens).find("nesting deeper than 256 levels"), std::string::npos);
+  const std::string minus = "graph @f() -> () {\n  %z = aten::zeros([" + std::string(30000, '-') + "1])\n  return\n}";
+  EXPECT_NE(error_of(minus).find("nesting deeper than 256 levels"), std::string::npos);
+  // A long chain of operators builds a tree as deep (evaluated by recursion).
+  std::string chain = "1";
+  for (int i = 0; i < 100000; ++i) chain += "+1";
+  EXPECT_NE(error_of("graph @f() -> () {\n  %z = aten::zeros([" + chain + "], dtype=f32)\n  return\n}")
+                .find("nesting deeper than 256 levels"),
+            std::string::npos);
+  // Real programs stay far below: 100 levels parse.
+  EXPECT_EQ(error_of("graph @f() -> () {\n  %z = aten::zeros([" + std::string(100, '(') + "4" +
+                     std::string(100, ')') + "], dtype=f32)\n  return\n}"),
+            "");
+}
+
+TEST(ParserLimits, RejectsTokenLongerThanTheLimit) {
+  const std::string e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, \"" +
+                                 std::string(5000, 'a') + "\")\n  return %y\n}");
+  EXPECT_EQ(e, "t.sf:2:22: a token of 5000 bytes; the longest accepted is 4096");
+}
+
+TEST(ParserLimits, PrintsBinaryBytesEscapedAndANulDoesNotCutTheMessage) {
+  using namespace std::string_literals;
+  EXPECT_EQ(error_of("graph @f(%x: f32[4]) \0-> (f32[4])"s), "t.sf:1:22: unexpected character '\\x00'");
+  EXPECT_EQ(error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, 2.0) \x93\xff"s),
+            "t.sf:2:27: unexpected character '\\x93'");
+  // A string argument echoed back by the op's error.
+  const std::string e = error_of("graph @f(%x: f32[4]) -> (f32[4]) {\n  %y = aten::mul(%x, \"a\0b\")\n  return %y\n}"s);
+  EXPECT_NE(e.find("\"a\\x00b\""), std::string::npos) << e;
+  EXPECT_EQ(e.find('\0'), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "symmflow/kernels/shape_ops.h"
 
+#include "symmflow/core/checked.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/indexing.h"
@@ -36,7 +37,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                "cat: sizes must match except in dimension {}: expected size {} in dimension {} "
                "like {}, got {} at position {}", d, ref->sizes()[k], k, ref->type_string(),
                x.type_string(), i);
-    out_sizes[d] += x.sizes()[d];
+    out_sizes[d] = checked_add(out_sizes[d], x.sizes()[d], [&] { return fmt::format("cat: the size of dimension {}", d); });
   }
   if (meta) return Tensor::meta(out_sizes, dt);
   Tensor out = Tensor::empty(out_sizes, dt);
@@ -90,7 +91,7 @@ Tensor repeat(const Tensor& self, const Shape& repeats) {
     const int64_t s = d < pad ? 1 : self.size(int64_t(d - pad));
     unit.insert(unit.end(), {1, s});
     tiled.insert(tiled.end(), {repeats[d], s});
-    out.push_back(repeats[d] * s);
+    out.push_back(checked_mul(repeats[d], s, [&] { return fmt::format("repeat: dimension {} of the result", d); }));
   }
   if (self.is_meta()) return Tensor::meta(out, self.dtype());
   return view(clone(expand(reshape(self, unit), tiled)), out);
@@ -124,8 +125,9 @@ Tensor roll(const Tensor& self, const Shape& shifts, const Shape& dims) {
   Tensor x = self;
   for (size_t k = 0; k < dims.size() && self.numel() > 0; ++k) {
     const int64_t s = shifts[k];
+    // s % n first: i - s could overflow for a shift near the int64 limits.
     x = permute_along(x, wrap_dim(dims[k], std::max<int64_t>(self.dim(), 1)),
-                      [s](int64_t i, int64_t n) { return ((i - s) % n + n) % n; });
+                      [s](int64_t i, int64_t n) { return ((i - s % n) % n + n) % n; });
   }
   return x.is_same(self) ? clone(self) : x;
 }
@@ -138,7 +140,8 @@ Tensor constant_pad_nd(const Tensor& self, const Shape& pad, const Scalar& value
   Shape shape = self.sizes();
   for (size_t k = 0; k < pad.size() / 2; ++k) {
     const size_t d = shape.size() - 1 - k;
-    const int64_t n = shape[d] + pad[2 * k] + pad[2 * k + 1];
+    auto what = [&] { return fmt::format("constant_pad_nd: the padded size of dimension {}", d); };
+    const int64_t n = checked_add(checked_add(shape[d], pad[2 * k], what), pad[2 * k + 1], what);
     SF_CHECK(n >= 0, "constant_pad_nd: The input size {}, plus negative padding {} and {} resulted in a negative "
              "output size, which is invalid. Check dimension {} of your input.", shape[d], pad[2 * k],
              pad[2 * k + 1], d);

@@ -147,5 +147,37 @@ TEST(ShapeOps, ConstantPadNd) {
   EXPECT_EQ(constant_pad_nd(Tensor::meta({2, 3}, DType::f16), {1, 1, 2, 2}).sizes(), (Shape{6, 5}));
 }
 
+// Sizes computed from other sizes (issue 20): overflow is an Error naming the op,
+// where it wrapped before (to 0: a result that claims to be empty).
+TEST(ShapeOps, SizesThatOverflowInt64AreErrorsNamingTheOp) {
+  const Tensor big = Tensor::meta({int64_t(1) << 62}, DType::boolean);
+  EXPECT_THROW(
+      {
+        try {
+          cat({big, big, big, big});
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("cat: the size of dimension 0"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  const Tensor row = Tensor::meta({int64_t(1) << 32}, DType::boolean);
+  EXPECT_THROW(
+      {
+        try {
+          repeat(row, {int64_t(1) << 32});
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("repeat: dimension 0 of the result: 4294967296 * 4294967296"),
+                    std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+  EXPECT_THROW(constant_pad_nd(from({1, 2}, {2}), {INT64_MAX, 1}), Error);
+  // A shift near the int64 limits rolls like any other: -2^63 = 1 (mod 3), as in PyTorch.
+  EXPECT_EQ(values(roll(from({1, 2, 3}, {3}), {INT64_MIN})), (std::vector<double>{3, 1, 2}));
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

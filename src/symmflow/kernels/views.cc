@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "symmflow/core/checked.h"
 #include "symmflow/kernels/copy.h"
 
 namespace symmflow::kernels {
@@ -18,7 +19,7 @@ Shape infer_size(const Shape& shape, int64_t numel) {
     } else {
       SF_CHECK(shape[i] >= 0, "view: invalid size {} at dimension {} of shape {}", shape[i], i,
                shape_to_string(shape));
-      known *= shape[i];
+      known = checked_mul(known, shape[i], [&] { return "view: the element count of shape " + shape_to_string(shape); });
     }
   }
   Shape out = shape;
@@ -97,9 +98,9 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
   s = std::clamp<int64_t>(s, 0, size);
   e = std::clamp<int64_t>(e, s, size);
   Shape sizes = t.sizes(), strides = t.strides();
-  sizes[d] = (e - s + step - 1) / step;
+  sizes[d] = e == s ? 0 : (e - s - 1) / step + 1;  // ceil((e - s) / step); e - s + step could overflow
   const int64_t offset = t.storage_offset() + (sizes[d] > 0 ? s * strides[d] : 0);
-  strides[d] *= step;
+  strides[d] = sizes[d] > 1 ? checked_mul(strides[d], step, "slice: the stride times the step") : strides[d];
   return t.as_strided(std::move(sizes), std::move(strides), offset);
 }
 
@@ -126,7 +127,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
            "narrow: start {} out of range for dimension {} of size {} (expected in [{}, {}])",
            start, d, size, -size, size);
   if (start < 0) start += size;
-  SF_CHECK(length >= 0 && start + length <= size,
+  SF_CHECK(length >= 0 && length <= size - start,
            "narrow: start ({}) + length ({}) exceeds dimension {} of size {}", start, length, d,
            size);
   return slice(t, d, start, start + length, 1);
@@ -140,7 +141,7 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   SF_CHECK(split_size != 0 || size == 0,
            "split: split_size can only be 0 if dimension size is 0, but got dimension size of {}", size);
   // An empty dim still gives one (empty) view.
-  const int64_t n = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  const int64_t n = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;
   std::vector<Tensor> out;
   for (int64_t i = 0; i < n; ++i)
     out.push_back(narrow(t, d, i * split_size, std::min(split_size, size - i * split_size)));
@@ -156,7 +157,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& split_sizes, 
   for (int64_t s : split_sizes) {
     SF_CHECK(s >= 0, "split_with_sizes: expected split_sizes to have only non-negative entries, got {}",
              shape_to_string(split_sizes));
-    total += s;
+    total = checked_add(total, s, "split_with_sizes: the sum of split_sizes");
   }
   SF_CHECK(total == size,
            "split_with_sizes: expected split_sizes to sum exactly to {} (input tensor's size at "
@@ -177,7 +178,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   const int64_t size = t.sizes()[wrap_dim(dim, t.dim())];
   // An empty dim: `chunks` empty views (split would give one).
   if (size == 0) return split_with_sizes(t, Shape(size_t(chunks), 0), dim);
-  return split(t, (size + chunks - 1) / chunks, dim);
+  return split(t, (size - 1) / chunks + 1, dim);
 }
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
@@ -230,7 +231,10 @@ Tensor expand(const Tensor& t, const Shape& sizes) {
     const int64_t d = i - (out_dims - in_dims);  // t's dim, or < 0 for a new leading dim
     int64_t size = sizes[i];
     int64_t stride = d >= 0 ? t.strides()[d]
-                            : (i + 1 < out_dims ? out_sizes[i + 1] * out_strides[i + 1] : 1);
+                            : (i + 1 < out_dims ? checked_mul(out_sizes[i + 1], out_strides[i + 1], [&] {
+                                return "expand: the stride of a new leading dimension in " + shape_to_string(sizes);
+                              })
+                                                : 1);
     const int64_t have = d >= 0 ? t.sizes()[d] : 1;
     if (d < 0) {
       SF_CHECK(size >= 0, "expand: size {} is not allowed for the new leading dimension {} ({})",
@@ -255,7 +259,7 @@ Tensor expand(const Tensor& t, const Shape& sizes) {
 Tensor unsqueeze(const Tensor& t, int64_t dim) {
   const int64_t d = wrap_dim(dim, t.dim() + 1);
   Shape sizes = t.sizes(), strides = t.strides();
-  const int64_t stride = d >= t.dim() ? 1 : sizes[d] * strides[d];
+  const int64_t stride = d >= t.dim() ? 1 : checked_mul(sizes[d], strides[d], "unsqueeze: the new stride");
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
   return t.as_strided(std::move(sizes), std::move(strides), t.storage_offset());

@@ -308,5 +308,22 @@ TEST(Views, UnbindSelectsEachIndex) {
   EXPECT_EQ(unbind(Tensor::meta({2, 5}, DType::f16), 1).size(), 5u);
 }
 
+// Steps, lengths and split sizes near the int64 limits: the view PyTorch gives,
+// or an Error, never a wrapped size.
+TEST(Views, HugeStepsAndLengthsDoNotOverflow) {
+  const Tensor t = iota({10});
+  Tensor s = slice(t, 0, 2, std::nullopt, INT64_MAX);  // (e - s + step - 1) overflowed
+  EXPECT_EQ(s.sizes(), (Shape{1}));
+  EXPECT_EQ(values(s), (std::vector<double>{2}));
+  EXPECT_EQ(slice(t, 0, 0, 10, 3).sizes(), (Shape{4}));
+  EXPECT_THROW(narrow(t, 0, 5, INT64_MAX), Error);  // 5 + length wrapped below the size
+  auto parts = split(t, INT64_MAX);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].sizes(), (Shape{10}));
+  EXPECT_EQ(chunk(t, INT64_MAX).size(), 10u);
+  EXPECT_THROW(split_with_sizes(t, {INT64_MAX, INT64_MAX, 12}), Error);
+  EXPECT_THROW(view(t, {int64_t(1) << 32, (int64_t(1) << 32) + 1, -1}), Error);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

@@ -88,13 +88,9 @@ void register_views(Library& m) {
     // The window must fit self's storage (PyTorch's setStorage check), meta too.
     const Shape size = int_list_arg(a, 2), stride = int_list_arg(a, 3);
     const int64_t off = opt_int_arg(a, 4).value_or(self.storage_offset());
-    auto end = [](const Shape& sz, const Shape& st, int64_t o) {
-      int64_t e = o + 1;
-      for (size_t d = 0; d < sz.size(); ++d) e += (sz[d] - 1) * st[d];
-      return e;
-    };
-    const int64_t need = numel_of(size) == 0 ? 0 : end(size, stride, off);
-    const int64_t have = self.numel() == 0 ? self.storage_offset() : end(self.sizes(), self.strides(), self.storage_offset());
+    const int64_t need = storage_extent(size, stride, off);
+    const int64_t have = self.numel() == 0 ? self.storage_offset()
+                                           : storage_extent(self.sizes(), self.strides(), self.storage_offset());
     SF_CHECK(need <= have,
              "aten::as_strided_scatter: setStorage: sizes [{}], strides [{}], storage offset {}, and itemsize {} "
              "requiring a storage size of {} are out of bounds for storage of size {}",

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "symmflow/core/parse_limits.h"
+#include "symmflow/core/printable.h"
 #include "symmflow/schema/parser.h"
 
 namespace symmflow::schema_detail {
@@ -34,9 +36,11 @@ void SchemaLexer::fail_at(size_t pos, const std::string& msg) const {
   size_t line_end = src_.find('\n', line_start);
   if (line_end == std::string_view::npos) line_end = src_.size();
   int column = int(pos - line_start) + 1;
-  std::string text = fmt::format("schema:{}:{}: {}\n{}\n{}^", line, column, msg,
-                                 src_.substr(line_start, line_end - line_start),
-                                 std::string(size_t(column - 1), ' '));
+  // The line as printed (binary bytes escaped), the caret under the same byte.
+  const std::string_view line_text = src_.substr(line_start, line_end - line_start);
+  const size_t caret = printable(line_text.substr(0, pos - line_start)).size();
+  std::string text = fmt::format("schema:{}:{}: {}\n{}\n{}^", line, column, printable(msg),
+                                 printable(line_text), std::string(caret, ' '));
   throw SchemaParseError(text, line, column);
 }
 
@@ -68,6 +72,13 @@ void SchemaLexer::advance() {
     ++pos_;
   }
   tok_.text = tok_.raw = std::string(src_.substr(start, pos_ - start));
+  check_length();
+}
+
+void SchemaLexer::check_length() const {
+  if (tok_.raw.size() > kMaxLiteralBytes)
+    fail_at(tok_.pos, fmt::format("a token of {} bytes; the longest accepted is {}", tok_.raw.size(),
+                                  kMaxLiteralBytes));
 }
 
 void SchemaLexer::lex_number(size_t start) {
@@ -99,6 +110,7 @@ void SchemaLexer::lex_number(size_t start) {
     fail_at(start, fmt::format("malformed number '{}'", src_.substr(start, pos_ - start)));
   tok_.kind = is_float ? Token::Kind::Float : Token::Kind::Int;
   tok_.text = tok_.raw = std::string(src_.substr(start, pos_ - start));
+  check_length();
 }
 
 void SchemaLexer::lex_string(size_t start) {
@@ -123,6 +135,7 @@ void SchemaLexer::lex_string(size_t start) {
   tok_.kind = Token::Kind::String;
   tok_.text = std::move(value);
   tok_.raw = std::string(src_.substr(start, pos_ - start));
+  check_length();
 }
 
 }  // namespace symmflow::schema_detail

@@ -38,6 +38,7 @@ class SchemaLexer {
   void advance();
   void lex_number(size_t start);
   void lex_string(size_t start);
+  void check_length() const;  // a token past kMaxLiteralBytes is an error
 
   std::string_view src_;
   size_t pos_ = 0;

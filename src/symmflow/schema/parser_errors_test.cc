@@ -111,6 +111,38 @@ TEST(SchemaParseErrors, MultiLineSchemaReportsLineAndColumn) {
   }
 }
 
+TEST(SchemaParseErrors, BinaryBytesAreEscapedAndTheCaretStaysUnderThem) {
+  using namespace std::string_literals;
+  try {
+    parse_schema("aten::f(Tensor\x93 a,\0) -> ()"s);
+    FAIL();
+  } catch (const SchemaParseError& e) {
+    EXPECT_EQ(e.column(), 15);
+    // Before: the raw byte, and the NUL of the source line ended what() early.
+    EXPECT_EQ(std::string(e.what()),
+              "schema:1:15: unexpected character '\\x93'\n"
+              "aten::f(Tensor\\x93 a,\\x00) -> ()\n"
+              "              ^");
+  }
+}
+
+TEST(SchemaParseErrors, TokenLongerThanTheLimitIsAnError) {
+  try {
+    parse_schema("aten::f(str s='" + std::string(5000, 'x') + "') -> ()");
+    FAIL();
+  } catch (const SchemaParseError& e) {
+    EXPECT_EQ(e.column(), 15);
+    EXPECT_EQ(std::string(e.what()).substr(0, std::string(e.what()).find('\n')),
+              "schema:1:15: a token of 5002 bytes; the longest accepted is 4096");
+  }
+  EXPECT_NO_THROW(parse_schema("aten::f(str s='" + std::string(4000, 'x') + "') -> ()"));
+}
+
+TEST(SchemaParseErrors, ThirtyThousandBracketsAreAnErrorNotACrash) {
+  EXPECT_THROW(parse_schema("aten::f(Tensor" + std::string(30000, '[') + " a) -> ()"), SchemaParseError);
+  EXPECT_THROW(parse_schema("aten::f(Tensor" + std::string(30000, '(') + " a) -> ()"), SchemaParseError);
+}
+
 TEST(SchemaParseErrors, IsASymmflowError) {
   EXPECT_THROW(parse_schema("aten::f("), Error);
   EXPECT_THROW(parse_type("Tensor["), SchemaParseError);

@@ -7,6 +7,10 @@
 
 #include "symmflow/core/error.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 // Why O3: the folds below are plain loops over a stack block and read-only
 // inputs, which GCC vectorizes at O3 (its O2 cost model refuses most of them).
 // -ffp-contract=off still holds (there is no multiply-add here anyway), and
@@ -240,12 +244,14 @@ template <class T>
   for (; i + 128 <= n; i += 128) {
     V a = *reinterpret_cast<const V*>(src + i), b = *reinterpret_cast<const V*>(src + i + 32),
       c = *reinterpret_cast<const V*>(src + i + 64), d = *reinterpret_cast<const V*>(src + i + 96);
-    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i), a);
-    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 32), b);
-    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 64), c);
-    __builtin_ia32_movntdq256(reinterpret_cast<V*>(dst + i + 96), d);
+    // The intrinsics (GCC's __builtin_ia32_movntdq256 underneath) so that clang,
+    // which the fuzz preset uses, compiles this file too.
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i), __m256i(a));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 32), __m256i(b));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 64), __m256i(c));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + i + 96), __m256i(d));
   }
-  __builtin_ia32_sfence();
+  _mm_sfence();
   if (i < n) std::memcpy(dst + i, src + i, n - i);
 }
 
