@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/world.h"
 #include "symmflow/tools/commands.h"
 
 int main(int argc, char** argv) {
@@ -24,8 +25,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
-  } catch (const symmflow::Error& e) {
-    fmt::print(stderr, "symmflow: error: {}\n", e.what());
+  } catch (const std::exception& e) {  // symmflow::Error and anything else: a message, exit 1
+    if (!symmflow::dist::report_failure(e.what())) fmt::print(stderr, "symmflow: error: {}\n", e.what());
     return 1;
   }
   return 0;
