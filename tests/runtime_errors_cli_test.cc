@@ -42,12 +42,23 @@ TEST_P(RuntimeErrorsCli, DeadlockIsReportedOnceWithEveryRanksLocation) {
   EXPECT_EQ(count(r.out, "recv_first.sf:8:9 (c10d::wait_tensor)"), size_t(n)) << r.out;
 }
 
+TEST_P(RuntimeErrorsCli, UnknownGroupNamesOpAndLocationInBothModes) {
+  const int n = GetParam();
+  for (const char* mode : {"eager", "compiled"}) {
+    Result r = run("run " + kDir + "unknown_group.sf --mode " + mode + " --nproc " + std::to_string(n));
+    EXPECT_EQ(r.rc, 1) << mode << r.out;
+    EXPECT_NE(r.out.find(fmt::format("symmflow: all {} ranks: c10d::all_reduce at {}unknown_group.sf:4:8: "
+                                     "dist::group: no group named 'tp'", n, kDir)), std::string::npos)
+        << mode << r.out;
+  }
+}
+
 TEST_P(RuntimeErrorsCli, SameErrorOnEveryRankNamesOpAndLocationOnce) {
   const int n = GetParam();
   Result r = run("run " + kDir + "div_by_zero.sf --nproc " + std::to_string(n));
   EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_EQ(count(r.out, "integer division by zero"), 1u) << r.out;
-  EXPECT_NE(r.out.find(fmt::format("symmflow: all {} ranks: aten::div at {}div_by_zero.sf:5:8: ", n, kDir)),
+  EXPECT_NE(r.out.find(fmt::format("symmflow: all {} ranks: aten::div.Tensor_mode at {}div_by_zero.sf:5:8: ", n, kDir)),
             std::string::npos) << r.out;
 }
 

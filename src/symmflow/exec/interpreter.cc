@@ -20,8 +20,12 @@ void run_node_here(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& e
 // and its .sf location are in scope while it runs (the runtime names them when
 // a wait deadlocks), and an error leaving it says which op and where
 // ("aten::div at prog.sf:3:8: ..."; the launcher adds "rank 1: ").
+OpSite site_of(const ir::Graph& g, const ir::Node& n) {
+  return {n.op().full_name(), g.file(), n.loc().line, n.loc().col};
+}
+
 void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc, OpContext* ctx_in) {
-  const OpSite site{n.op().full_name(), g.file(), n.loc().line, n.loc().col};
+  const OpSite site = site_of(g, n);
   OpSiteScope scope(site);
   try {
     run_node_here(g, n, env, alloc, ctx_in);

@@ -87,9 +87,11 @@ void log_init(const WorldState& w, ProcessGroup& world, std::string_view chosen_
     nodes += fmt::format("{}node {}: ranks {}", n ? "; " : "", n, rank_list(world.node_ranks(n)));
   logging::info("topology: {} node{}, {} rank{} per node on this one; {}", world.num_nodes(),
                 world.num_nodes() == 1 ? "" : "s", local_size, local_size == 1 ? "" : "s", nodes);
-  logging::info("symmetric heap: {} per rank and group{}; wait timeout {} s; oversubscribed {}",
+  const runtime::WaitPolicy wp = runtime::wait_policy();
+  logging::info("symmetric heap: {} per rank and group{}; wait timeout {} s; oversubscribed {} "
+                "(waits spin {} us, yield {} us, then sleep)",
                 format_size(w.heap_bytes), w.check_heap ? " (checked)" : "",
-                runtime::wait_timeout_s(), runtime::oversubscribed() ? "yes" : "no");
+                runtime::wait_timeout_s(), wp.oversubscribed ? "yes" : "no", wp.spin_us, wp.yield_us);
 }
 
 }  // namespace
