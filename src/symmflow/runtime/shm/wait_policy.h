@@ -4,10 +4,13 @@
 //  - ranks on this host <= CPUs they may use: spin 20 us (a peer on another
 //    core answers within ~0.1 us), yield 100 us, then sleep;
 //  - more ranks than CPUs (oversubscribed): the peer we wait for may need
-//    our CPU, so spin 1 us only, then sched_yield for 50 us — a co-scheduled
-//    peer runs at once instead of after a futex wake-up (tens of us each) —
-//    then sleep. (Next to CPU hogs a long yield phase is slow: CFS runs
-//    yielders last; 50 us bounds what that costs per wait.)
+//    our CPU, so spin 1 us only and go to sleep on the futex at once (the
+//    notify wakes us). No yield phase: next to CPU hogs CFS runs yielders
+//    last — 2000 barriers at 4 ranks beside two busy loops took 5.8 s with a
+//    200 us yield phase, 0.18 s without (2026-11-23) — and on 2026-11-25, a
+//    4 KiB all_reduce at 4 ranks on this 2-CPU VM under other builds took
+//    40-18000 us with a 50 us yield phase against 81-98 us without, in the
+//    same runs (docs/performance.md, "Oversubscribed waits").
 //
 // SYMMFLOW_OVERSUBSCRIBED=1|0 forces the choice (ranks on one machine started
 // by separate launchers cannot count each other), SYMMFLOW_YIELD_US sets the
