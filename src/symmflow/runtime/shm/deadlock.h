@@ -28,7 +28,7 @@ namespace symmflow::runtime {
 
 struct ControlBlock;
 
-inline constexpr size_t kWaitTextBytes = 320;
+inline constexpr size_t kWaitTextBytes = 512;  // a long .sf path included
 // How long a blocked set must stay unchanged to be a deadlock. Every waiter
 // re-checks its condition at least every 50 ms (the liveness period), so this
 // is eight looks each.
