@@ -14,7 +14,8 @@ namespace symmflow::params::testing {
 class EnvGuard {
  public:
   EnvGuard(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
+    reload();  // the value of this moment, through the registry (the one reader)
+    if (is_set(name)) old_ = raw(name);
     if (value) setenv(name, value, 1);
     else unsetenv(name);
     reload();
