@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "symmflow/core/params.h"
 
@@ -14,8 +15,14 @@ namespace symmflow::params::testing {
 class EnvGuard {
  public:
   EnvGuard(const char* name, const char* value) : name_(name) {
-    reload();  // the value of this moment, through the registry (the one reader)
-    if (is_set(name)) old_ = raw(name);
+    // The value of this moment, through the registry (the one reader of the
+    // environment): declared SYMMFLOW_* names, or others' (HOME).
+    reload();
+    if (std::string_view(name).starts_with("SYMMFLOW_")) {
+      if (is_set(name)) old_ = raw(name);
+    } else {
+      old_ = system_env(name);
+    }
     if (value) setenv(name, value, 1);
     else unsetenv(name);
     reload();
