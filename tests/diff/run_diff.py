@@ -99,8 +99,9 @@ def command(args, case, out_dir):
 
 
 def hung(status, text):
-    """A run that timed out: the harness's limit, or a rank's wait deadline."""
-    return status.startswith("timed out") or "timeout after" in text
+    """A run that hung: the harness's limit, a rank's wait deadline, or the
+    runtime's deadlock report (which names every rank's pending op)."""
+    return status.startswith("timed out") or "timeout after" in text or "deadlock: " in text
 
 
 def run_case(args, case):
@@ -196,7 +197,8 @@ def main(argv=None):
                 # An intermittent hang, not yet root-caused (seen about once in 3000
                 # program runs of this suite, never when the program is run alone
                 # 120 times): run it again, and say so below with the first attempt's
-                # diagnostics (the ranks' wait deadlines name what each waits for).
+                # diagnostics (the deadlock report, or the ranks' wait deadlines,
+                # name what each rank waits for and where).
                 # Hanging twice is a failure.
                 first = (status, text)
                 ok, cmd, status, text = run_case(args, case)

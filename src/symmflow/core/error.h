@@ -24,6 +24,14 @@ class PeerFailure : public Error {
   using Error::Error;
 };
 
+// Raised when every rank a wait depends on is blocked waiting and nothing in
+// flight can move (runtime/shm/deadlock.h): the message names each rank's
+// pending op.
+class DeadlockError : public Error {
+ public:
+  using Error::Error;
+};
+
 template <typename... Args>
 [[noreturn]] void fail(fmt::format_string<Args...> f, Args&&... args) {
   throw Error(fmt::format(f, std::forward<Args>(args)...));

@@ -56,7 +56,7 @@ const std::vector<Spec>& table() {
   {"SYMMFLOW_YIELD_US", Kind::integer, "none", 0, 10'000'000, "", SetBy::user,
    "length of the sched_yield phase of a wait in us; unset: 100, 0 when oversubscribed"},
   {"SYMMFLOW_OVERSUBSCRIBED", Kind::boolean, "none", 0, 0, "", SetBy::user,
-   "force the oversubscribed wait tuning on or off; unset: ranks on this host > CPUs"},
+   "force the oversubscribed wait policy on or off; unset: ranks on this host > CPUs they may use"},
   {"SYMMFLOW_RANKS_PER_NODE", Kind::integer, "none", 1, kMaxRanks, "", SetBy::user,
    "mpi backend: simulate nodes of k consecutive ranks"},
   {"SYMMFLOW_DEBUG", Kind::choice, "none", 0, 0, "WARN|INFO", SetBy::user,

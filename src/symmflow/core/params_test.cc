@@ -10,29 +10,12 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/core/log.h"
+#include "symmflow/core/params_testing.h"
 
 namespace symmflow::params {
 namespace {
 
-// Sets (or unsets, value nullptr) a variable for one test and re-reads.
-class EnvGuard {
- public:
-  EnvGuard(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value) setenv(name, value, 1);
-    else unsetenv(name);
-    reload();
-  }
-  ~EnvGuard() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-    reload();
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using params::testing::EnvGuard;
 
 // The Error's message for a bad value of `name`, read with `read`.
 template <typename F>

@@ -9,6 +9,7 @@
 
 #include "symmflow/ir/comm_ops.h"
 #include "symmflow/ir/parser.h"
+#include "symmflow/runtime/shm/wait.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -191,6 +192,9 @@ void match_communication(const ir::Graph& g) {
     for (const auto& text : dist::all_gather_text(serialize(comm_ops_of(g)), "comm_match")) by_rank.push_back(deserialize(text));
   }
   const std::string why = first_mismatch(by_rank);
+  // The job's communication is broken: what a rank sent before (a traced
+  // function's eager send) is not also reported as unmatched at teardown.
+  if (!why.empty()) runtime::note_comm_failure();
   if (!why.empty())
     throw ir::ParseError(fmt::format("@{}: communication does not match across ranks: {}; nothing has run (every rank "
                             "stops here)",

@@ -123,7 +123,13 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   };
   for (size_t i = 0; i < steps.size(); ++i) {
     const ir::Instruction& s = steps[i];
-    if (!s.group.empty() && !pg_[i]) pg_[i] = &dist::group(s.group);
+    if (!s.group.empty() && !pg_[i]) {
+      try {
+        pg_[i] = &dist::group(s.group);
+      } catch (...) {
+        rethrow_at(site_of(*g_, *s.node));  // say which op and where
+      }
+    }
     if (!in_flight_.empty()) progress_in_flight();
     const auto before_step = dist::staged_copy_stats();
     const double t0 = timeline_ ? Timeline::now_us() : 0;

@@ -4,13 +4,40 @@
 #include <optional>
 #include <unordered_map>
 
+#include "symmflow/core/op_site.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
 
+namespace {
+void run_node_here(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc,
+                   OpContext* ctx_in);
+}  // namespace
+
+// The one dispatch site of the interpreter and the compiled program: the op
+// and its .sf location are in scope while it runs (the runtime names them when
+// a wait deadlocks), and an error leaving it says which op and where
+// ("aten::div at prog.sf:3:8: ..."; the launcher adds "rank 1: ").
+OpSite site_of(const ir::Graph& g, const ir::Node& n) {
+  return {n.op().full_name(), g.file(), n.loc().line, n.loc().col};
+}
+
 void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc, OpContext* ctx_in) {
+  const OpSite site = site_of(g, n);
+  OpSiteScope scope(site);
+  try {
+    run_node_here(g, n, env, alloc, ctx_in);
+  } catch (...) {
+    if (scope.nested()) throw;
+    rethrow_at(site);
+  }
+}
+
+namespace {
+void run_node_here(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc,
+                   OpContext* ctx_in) {
   std::vector<IValue> args = g.materialize_args(n, env);
   std::optional<AllocatorGuard> guard;
   if (alloc) guard.emplace(*alloc);
@@ -43,6 +70,7 @@ void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, A
            n.op_name(), outs.size(), n.outputs().size());
   for (size_t i = 0; i < outs.size(); ++i) env[size_t(n.output(i)->id())] = IValue(outs[i]);
 }
+}  // namespace
 
 SymmetricNeeds symmetric_needs(const ir::Graph& g) {
   auto roots = ir::storage_roots(g);

@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "symmflow/core/op_site.h"
 #include "symmflow/ir/graph.h"
 #include "symmflow/library/op_context.h"
 
@@ -19,8 +20,12 @@ namespace symmflow::exec {
 // `alloc`, the node's allocations come from it (a symmetric allocator for results
 // that must be symmetric, see symmetric_needs).
 // `ctx` carries services for the kernels (a compiled program's algorithm choice).
+// An error leaving it names the op and its .sf location (core/op_site.h).
 void run_node(const ir::Graph& g, const ir::Node& n, std::vector<IValue>& env, Allocator* alloc = nullptr,
               OpContext* ctx = nullptr);
+// Node `n`'s op and location, for errors raised on its behalf outside
+// run_node (the compiled program's group lookup): rethrow_at(site_of(g, n)).
+OpSite site_of(const ir::Graph& g, const ir::Node& n);
 
 std::vector<Tensor> run_eager(const ir::Graph& g, std::span<const IValue> inputs);
 

@@ -14,6 +14,10 @@
 #include <string_view>
 #include <vector>
 
+namespace symmflow::runtime {
+class DeadlockDetector;
+}
+
 namespace symmflow::dist {
 
 class NetLink;
@@ -52,6 +56,12 @@ class Backend {
   virtual void abort(std::string_view reason) = 0;
   // Marks this rank as cleanly gone (peers still waiting for it fail at once).
   virtual void detach() = 0;
+  // Deadlock detection (runtime/shm/deadlock.h) where every rank the job's
+  // waits depend on shares this node's control block; nullptr: none (mpi).
+  virtual runtime::DeadlockDetector* deadlock_detector() { return nullptr; }
+  // Hands the error this rank ends with to the launcher, which prints each
+  // distinct message once; false when no launcher collects it (mpi).
+  virtual bool record_failure(std::string_view message) { (void)message; return false; }
 };
 
 }  // namespace symmflow::dist

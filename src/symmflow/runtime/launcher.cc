@@ -241,6 +241,13 @@ int supervise(Job& j, const LaunchOptions& o, std::vector<pid_t>& pids,
     first_failed = j.cb->abort_rank;
     rc = status[first_failed];
   }
+  // What the ranks reported (dist::report_failure), each message once.
+  std::string failures = failure_summary(j.cb);
+  for (size_t at = 0, nl; at < failures.size(); at = nl + 1) {
+    nl = failures.find('\n', at);
+    const std::string line = "symmflow: " + failures.substr(at, nl - at + 1);
+    write_all(o.err_fd, line.data(), line.size());
+  }
   if (report) {
     report->status = status;
     report->first_failed_rank = first_failed;
@@ -316,18 +323,22 @@ int launch_fn(const LaunchOptions& o, const std::function<int()>& body, LaunchRe
     int rc = 1;
     std::string failure;
     bool consequence = false;  // failed because a peer did: do not claim the abort
+    // The launcher prints what the ranks report, once per distinct message.
+    auto tell = [r](const char* what) {
+      if (!dist::report_failure(what)) std::fprintf(stderr, "symmflow: rank %d: %s\n", r, what);
+    };
     try {
       rc = body();
     } catch (const PeerFailure& e) {
-      std::fprintf(stderr, "symmflow: rank %d: %s\n", r, e.what());
+      tell(e.what());
       consequence = true;
       rc = 1;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "symmflow: rank %d: %s\n", r, e.what());
+      tell(e.what());
       failure = e.what();
       rc = 1;
     } catch (...) {
-      std::fprintf(stderr, "symmflow: rank %d: unknown exception\n", r);
+      tell("unknown exception");
       rc = 1;
     }
     try {

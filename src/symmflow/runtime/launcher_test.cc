@@ -56,6 +56,30 @@ TEST(Launcher, ExceptionInBodyIsReportedAndExitsOne) {
   testing::expect_clean(r);
 }
 
+// Ranks that end with the same error: the launcher prints it once, not once
+// per rank; a different one is printed with its rank.
+TEST(Launcher, SameErrorOnEveryRankIsPrintedOnce) {
+  auto r = run_job(3, []() -> int {
+    dist::init();
+    fail("no group named 'tp'");
+  });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("symmflow: all 3 ranks: no group named 'tp'\n"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("no group named 'tp'"), r.err.rfind("no group named 'tp'")) << r.err;
+  testing::expect_clean(r);
+}
+
+TEST(Launcher, DifferingErrorsArePrintedWithTheirRanks) {
+  auto r = run_job(3, []() -> int {
+    dist::init();
+    fail("{}", dist::world().rank() == 1 ? "bad input" : "bad shape");
+  });
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("symmflow: ranks 0, 2: bad shape\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("symmflow: rank 1: bad input\n"), std::string::npos) << r.err;
+  testing::expect_clean(r);
+}
+
 TEST(Launcher, PrefixesEveryLine) {
   auto r = run_job(2, [] {
     int rank = env_int("SYMMFLOW_RANK");

@@ -5,6 +5,7 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/runtime/process_group_internal.h"
+#include "symmflow/runtime/shm/deadlock.h"
 
 namespace symmflow::dist {
 
@@ -147,6 +148,7 @@ void ProcessGroup::check(const runtime::WaitSite& site) {
       if (p != rank_) problem = backend_->peer_problem(world_rank(p));
   }
   if (problem.empty()) return;
+  runtime::throw_if_deadlock(problem);  // every rank fails with the same report
   // Node groups ("world@node1") number their ranks per node: say which world rank.
   std::string peer = site.peer < 0 ? std::string("its peers")
                      : world_rank(site.peer) == site.peer
@@ -155,6 +157,22 @@ void ProcessGroup::check(const runtime::WaitSite& site) {
   throw PeerFailure(fmt::format("peer failure in {}{}{}: group '{}', rank {} waiting for {}: {}",
                                 site.op, site.what.empty() ? "" : " ", site.what, site.group,
                                 site.rank, peer, problem));
+}
+
+void ProcessGroup::Liveness::still_blocked(const runtime::WaitSite& site, bool first,
+                                          uint64_t epoch, runtime::FnRef<std::string()> describe) {
+  runtime::DeadlockDetector* d = g.backend_->deadlock_detector();
+  if (!d) return;
+  // A wait of this group can be completed only by its members.
+  std::string report = d->still_blocked(g.world_ranks_, first, epoch, describe);
+  if (report.empty()) return;
+  g.backend_->abort(report);  // the first reason wins; check() throws it
+  g.check(site);
+  throw DeadlockError(report);  // a group of one rank has no peer to check
+}
+
+void ProcessGroup::Liveness::unblocked() {
+  if (runtime::DeadlockDetector* d = g.backend_->deadlock_detector()) d->withdraw();
 }
 
 }  // namespace symmflow::dist

@@ -23,10 +23,14 @@
 namespace symmflow::dist {
 
 // The runtime::LivenessCheck of a group: the abort flag and its members'
-// liveness (ProcessGroup::check).
+// liveness (ProcessGroup::check), and deadlock detection through the
+// backend's detector (a blocked wait of this group depends on its members).
 struct ProcessGroup::Liveness final : runtime::LivenessCheck {
   explicit Liveness(ProcessGroup& group) : g(group) {}
   void check(const runtime::WaitSite& site) override { g.check(site); }
+  void still_blocked(const runtime::WaitSite& site, bool first, uint64_t epoch,
+                     runtime::FnRef<std::string()> describe) override;
+  void unblocked() override;
   ProcessGroup& g;
 };
 

@@ -10,6 +10,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace symmflow::dist {
 class ProcessGroup;
@@ -25,6 +26,9 @@ void p2p_progress(ProcessGroup& g);
 extern size_t p2p_ops_in_flight;
 bool p2p_pending(ProcessGroup& g);
 uint64_t p2p_activity(ProcessGroup& g);
+// At teardown: the group's sends that no receive matched (P2PEngine::
+// unmatched_sends), "" when none or when the group never used P2P.
+std::string p2p_unmatched(ProcessGroup& g);
 
 // Collectives in flight: resume what can resume (in issue order); whether any
 // is pending; whether the oldest one could take a step now.

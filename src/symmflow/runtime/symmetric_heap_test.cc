@@ -129,7 +129,7 @@ TEST(SymmetricHeap, CheckedModeCatchesMismatchedAllocation) {
   });
   EXPECT_NE(r.rc, 0);
   EXPECT_EQ(r.report.first_failed_rank, 2) << r.err;
-  EXPECT_NE(r.err.find("[rank 2] symmflow: rank 2: checked symmetric heap of group 'world': heap "
+  EXPECT_NE(r.err.find("symmflow: rank 2: checked symmetric heap of group 'world': heap "
                        "operation #2 differs between ranks: rank 2 did allocate(2048 bytes) -> "
                        "offset 256 but rank 0 did allocate(1024 bytes) -> offset 256"),
             std::string::npos)

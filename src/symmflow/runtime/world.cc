@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -13,9 +14,12 @@
 #include "symmflow/core/log.h"
 #include "symmflow/core/params.h"
 #include "symmflow/runtime/net/mpi_backend.h"
+#include "symmflow/runtime/progress.h"
 #include "symmflow/runtime/shm/shm_backend.h"
 #include "symmflow/runtime/shm/wait.h"
+#include "symmflow/runtime/shm/wait_policy.h"
 #include "symmflow/runtime/sim_link.h"
+#include "symmflow/runtime/uncaught.h"
 
 namespace symmflow::dist {
 
@@ -39,9 +43,6 @@ WorldState& state(const char* op) {
   return *g_world;
 }
 
-// Online CPUs, not this process's affinity mask: a launcher that pins rank r
-// to CPU r leaves each rank one CPU, yet the ranks do not share cores.
-int usable_cpus() { return int(sysconf(_SC_NPROCESSORS_ONLN)); }
 
 // SYMMFLOW_BACKEND=shm|mpi, else mpi when an MPI launcher started us (and not
 // `symmflow launch`, which sets SYMMFLOW_RENDEZVOUS), else shm.
@@ -86,14 +87,17 @@ void log_init(const WorldState& w, ProcessGroup& world, std::string_view chosen_
     nodes += fmt::format("{}node {}: ranks {}", n ? "; " : "", n, rank_list(world.node_ranks(n)));
   logging::info("topology: {} node{}, {} rank{} per node on this one; {}", world.num_nodes(),
                 world.num_nodes() == 1 ? "" : "s", local_size, local_size == 1 ? "" : "s", nodes);
-  logging::info("symmetric heap: {} per rank and group{}; wait timeout {} s; oversubscribed {}",
+  const runtime::WaitPolicy wp = runtime::wait_policy();
+  logging::info("symmetric heap: {} per rank and group{}; wait timeout {} s; oversubscribed {} "
+                "(waits spin {} us, yield {} us, then sleep)",
                 format_size(w.heap_bytes), w.check_heap ? " (checked)" : "",
-                runtime::wait_timeout_s(), runtime::oversubscribed() ? "yes" : "no");
+                runtime::wait_timeout_s(), wp.oversubscribed ? "yes" : "no", wp.spin_us, wp.yield_us);
 }
 
 }  // namespace
 
 void init(const InitOptions& options) {
+  detail::install_uncaught_handler();  // first: what follows may throw
   std::lock_guard<std::mutex> lock(g_mu);
   if (g_world) return;
   // Each attach sees the environment of this moment (a test may setenv before
@@ -118,19 +122,15 @@ void init(const InitOptions& options) {
       local += w->backend->node_of(r) == w->backend->node_of(w->backend->rank());
     if (auto v = params::system_env("OMPI_COMM_WORLD_LOCAL_SIZE"); v && std::atoi(v->c_str()) > 0)
       local = std::atoi(v->c_str());
-    runtime::set_oversubscribed(local > usable_cpus());
+    runtime::set_wait_policy(runtime::choose_wait_policy(local));
   } else {
     SF_CHECK(!params::is_set("SYMMFLOW_RANKS_PER_NODE"), "SYMMFLOW_RANKS_PER_NODE simulates nodes "
              "of the mpi backend; the shm backend runs one node (start the ranks with mpirun, or "
              "unset it)");
     LaunchEnv env = read_launch_env();
-    runtime::set_oversubscribed(env.local_world_size > usable_cpus());
+    runtime::set_wait_policy(runtime::choose_wait_policy(env.local_world_size));
     w->backend = ShmBackend::attach(env);
   }
-  // Ranks started on one machine by separate launchers (network namespaces
-  // as hosts) cannot see each other: SYMMFLOW_OVERSUBSCRIBED=1|0 says it.
-  if (params::is_set("SYMMFLOW_OVERSUBSCRIBED"))
-    runtime::set_oversubscribed(params::flag("SYMMFLOW_OVERSUBSCRIBED"));
   std::vector<int> all(size_t(w->backend->size()));
   for (int r = 0; r < w->backend->size(); ++r) all[size_t(r)] = r;
   auto world = ProcessGroup::create(*w->backend, "world", all, w->heap_bytes, w->check_heap);
@@ -144,6 +144,10 @@ void init(const InitOptions& options) {
     std::atexit([] {
       try {
         shutdown();
+      } catch (const std::exception& e) {  // at exit: the message, and the process fails
+        std::fprintf(stderr, "symmflow: %s\n", e.what());
+        std::fflush(nullptr);
+        _exit(1);
       } catch (...) {
       }
     });
@@ -157,9 +161,21 @@ void shutdown() {
   if (!g_world) return;
   std::unique_ptr<WorldState> w(g_world);
   g_world = nullptr;
+  // A send nobody received is a bug that an eager send would otherwise hide
+  // (its Work completed). Not after a failure: that is reported already.
+  std::string unmatched;
+  if (!runtime::comm_failed() && w->backend->peer_problem(-1).rfind("job aborted", 0) != 0) {
+    for (auto& g : w->groups) {
+      std::string u = detail::p2p_unmatched(*g);
+      if (!u.empty()) unmatched += fmt::format("{}group '{}': {}", unmatched.empty() ? "" : "; ", g->name(), u);
+    }
+  }
   w->backend->detach();
   w->by_name.clear();
   while (!w->groups.empty()) w->groups.pop_back();
+  SF_CHECK(unmatched.empty(), "dist::shutdown: rank {} leaves with sends that no receive matched: {} "
+           "(every isend needs an irecv from its rank with the same tag on the peer)",
+           w->backend->rank(), unmatched);
 }
 
 ProcessGroup& world() { return *state("world").by_name.at("world"); }
@@ -178,8 +194,8 @@ ProcessGroup* new_group(const std::vector<int>& world_ranks, const std::string& 
 ProcessGroup& group(const std::string& name) {
   auto& w = state("group");
   auto it = w.by_name.find(name);
-  SF_CHECK(it != w.by_name.end(), "dist::group: no group named '{}' on rank {}", name,
-           w.backend->rank());
+  SF_CHECK(it != w.by_name.end(), "dist::group: no group named '{}' (groups are made by "
+           "dist::new_group on every rank; 'world' always exists)", name);
   return *it->second;
 }
 
@@ -198,6 +214,12 @@ std::vector<std::string> all_gather_text(const std::string& mine, std::string_vi
     for (size_t r = 0; r < part.size(); ++r) out[r] += part[r];
   }
   return out;
+}
+
+bool report_failure(std::string_view message) {
+  // try_lock: the uncaught-error handler may run while this thread holds it.
+  std::unique_lock<std::mutex> lock(g_mu, std::try_to_lock);
+  return lock.owns_lock() && g_world && g_world->backend->record_failure(message);
 }
 
 void set_timeout(double seconds) {

@@ -53,6 +53,12 @@ Backend& backend();
 // a symm_mem all_reduce hung that way). `what` names the exchange in errors.
 std::vector<std::string> all_gather_text(const std::string& mine, std::string_view what);
 
+// The error this rank ends with, for `symmflow launch` to print once for every
+// rank that ends with the same one ("symmflow: all 4 ranks: <message>")
+// rather than once per rank. Returns false when nothing collects it (not
+// initialized, or not started by `symmflow launch`): print it yourself.
+bool report_failure(std::string_view message);
+
 // The deadline of every wait, in seconds (default: SYMMFLOW_TIMEOUT or 300).
 void set_timeout(double seconds);
 double timeout();

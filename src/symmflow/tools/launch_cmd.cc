@@ -13,7 +13,8 @@ void add_launch_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "launch",
       "Start N rank processes of a command on this machine, supervise them, and exit with the "
-      "first failing rank's status (128+signal for a signal)");
+      "first failing rank's status (128+signal for a signal); the error each failed rank "
+      "reports is printed once per distinct message (\"symmflow: all N ranks: ...\")");
   cmd->add_option("--nproc,-n", opts->nproc, "Number of ranks")->required()->check(rank_count());
   cmd->add_flag("--no-prefix", *no_prefix, "Do not prefix output lines with [rank R]");
   cmd->add_flag("--pin", opts->pin, "Pin rank r to CPU r (when ranks <= CPUs)");

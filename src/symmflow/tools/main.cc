@@ -7,6 +7,7 @@
 
 #include "symmflow/core/error.h"
 #include "symmflow/git_describe.h"  // generated at build time (cmake/git_describe.cmake)
+#include "symmflow/runtime/world.h"
 #include "symmflow/tools/commands.h"
 #include "symmflow/version.h"       // generated from project(VERSION ...) (cmake/version.h.in)
 
@@ -45,8 +46,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
-  } catch (const symmflow::Error& e) {
-    fmt::print(stderr, "symmflow: error: {}\n", e.what());
+  } catch (const std::exception& e) {  // symmflow::Error and anything else: a message, exit 1
+    if (!symmflow::dist::report_failure(e.what())) fmt::print(stderr, "symmflow: error: {}\n", e.what());
     return 1;
   }
   return 0;

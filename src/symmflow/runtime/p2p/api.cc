@@ -47,6 +47,7 @@ void p2p_progress(ProcessGroup& g) { engine_of(g).progress(); }
 size_t p2p_ops_in_flight = 0;
 bool p2p_pending(ProcessGroup& g) { return p2p_ops_in_flight != 0 && engine_of(g).pending(); }
 uint64_t p2p_activity(ProcessGroup& g) { return engine_of(g).activity(); }
+std::string p2p_unmatched(ProcessGroup& g) { return engine_of(g).unmatched_sends(); }
 void p2p_set_eager_max_bytes(ProcessGroup& g, size_t bytes) { engine_of(g).set_eager_max_bytes(bytes); }
 }  // namespace detail
 

@@ -30,6 +30,21 @@ std::string P2PEngine::describe(const P2PWork& w) const {
   }
 }
 
+std::string P2PEngine::unmatched_sends() {
+  progress();  // an eager message that arrived last still counts
+  std::string out;
+  for (size_t p = 0; p < peers_.size(); ++p) {
+    const PeerState& peer = peers_[p];
+    for (const auto& w : peer.sends_waiting)
+      out += fmt::format("; isend to rank {} tag {} sequence {} ({} bytes) on rank {} has no matching "
+                         "receive", p, w->tag, w->tag_seq, w->nbytes, rank_);
+    for (const auto& e : peer.eager_unmatched)
+      out += fmt::format("; rank {}'s isend tag {} sequence {} ({} bytes) to rank {} was never received",
+                         p, e.key.tag, e.key.tag_seq, e.nbytes, rank_);
+  }
+  return out.empty() ? out : out.substr(2);
+}
+
 std::string P2PEngine::timeout_message(const P2PWork& w, double timeout_s, std::string_view what) const {
   return fmt::format(
       "timeout after {:.3g} s in {} {}: group '{}', rank {} waiting for rank {}: {} "

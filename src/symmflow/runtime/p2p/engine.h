@@ -163,6 +163,11 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   // Sends up to this size may go eager (at most runtime::kEagerMaxBytes; 0:
   // never). For side-by-side measurements (bench collectives: p2p rendezvous).
   void set_eager_max_bytes(size_t bytes) { eager_max_bytes_ = std::min(bytes, runtime::kEagerMaxBytes); }
+  // diagnostics.cc. After one last pass: the sends no receive matched — mine still waiting
+  // for a receive post, and peers' eager messages that arrived here and were
+  // never received — one "; "-separated clause each, "" when none. For
+  // teardown (progress.h: p2p_unmatched).
+  std::string unmatched_sends();
 
  private:
   // A receive post as the sender sees it (from a recv_posted event).

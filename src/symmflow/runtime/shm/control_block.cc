@@ -6,6 +6,11 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace symmflow::runtime {
 
@@ -38,6 +43,33 @@ std::string slot_problem(const ControlBlock* cb, int slot, int rank) {
   if (st == RankState::attached && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH)
     return fmt::format("rank {} (pid {}) is dead", rank, pid);
   return "";
+}
+
+void record_failure(ControlBlock* cb, int rank, std::string_view message) {
+  const size_t n = std::min(message.size(), kFailureBytes);
+  std::memcpy(cb->failure[rank], message.data(), n);
+  cb->failure_len[rank].store(uint32_t(n), std::memory_order_release);
+}
+
+std::string failure_summary(const ControlBlock* cb) {
+  // Distinct messages in order of first appearance, each with its ranks.
+  std::vector<std::pair<std::string_view, std::vector<int>>> groups;
+  for (int r = 0; r < cb->world_size; ++r) {
+    const uint32_t n = cb->failure_len[r].load(std::memory_order_acquire);
+    if (n == 0) continue;
+    std::string_view msg(cb->failure[r], n);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == msg; });
+    if (it == groups.end()) groups.push_back({msg, {r}});
+    else it->second.push_back(r);
+  }
+  std::string out;
+  for (const auto& [msg, ranks] : groups) {
+    if (int(ranks.size()) == cb->world_size && ranks.size() > 1)
+      out += fmt::format("all {} ranks: {}\n", ranks.size(), msg);
+    else
+      out += fmt::format("rank{} {}: {}\n", ranks.size() > 1 ? "s" : "", fmt::join(ranks, ", "), msg);
+  }
+  return out;
 }
 
 }  // namespace symmflow::runtime

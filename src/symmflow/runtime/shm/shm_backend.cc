@@ -90,6 +90,7 @@ std::unique_ptr<ShmBackend> ShmBackend::attach(const LaunchEnv& env) {
   b->rank_ = env.rank;
   b->size_ = env.world_size;
   b->job_id_ = cb->job_id;
+  b->deadlock_ = std::make_unique<runtime::DeadlockDetector>(cb, env.rank);
   // Hygiene: once every rank has the control block mapped, its name can go.
   if (cb->attached.fetch_add(1) + 1 == uint32_t(env.world_size)) b->ctl_.unlink();
   return b;
@@ -119,6 +120,11 @@ std::unique_ptr<NetLink> ShmBackend::connect(const std::vector<int>&, std::strin
   fail("group '{}': the shm backend runs on one node and has no network link", group_name);
 }
 
+bool ShmBackend::record_failure(std::string_view message) {
+  runtime::record_failure(cb_, rank_, message);
+  return true;
+}
+
 void ShmBackend::abort(std::string_view reason) { runtime::abort_job(cb_, rank_, std::string(reason)); }
 
 void ShmBackend::bootstrap_barrier(std::string_view what) {
@@ -131,13 +137,26 @@ void ShmBackend::bootstrap_barrier(std::string_view what) {
     return;
   }
   struct Live : runtime::LivenessCheck {
-    const ShmBackend* b;
+    ShmBackend* b;
     void check(const runtime::WaitSite& site) override {
       std::string p = b->peer_problem(-1);
+      runtime::throw_if_deadlock(p);
       if (!p.empty())
         throw PeerFailure(fmt::format("peer failure in {} {}: rank {} of the job: {}", site.op,
                                       site.what, site.rank, p));
     }
+    // Every rank takes part in a bootstrap barrier: it depends on all of them.
+    void still_blocked(const runtime::WaitSite& site, bool first, uint64_t epoch,
+                       runtime::FnRef<std::string()> describe) override {
+      std::vector<int> all(size_t(b->size_));
+      for (int r = 0; r < b->size_; ++r) all[size_t(r)] = r;
+      if (auto report = b->deadlock_->still_blocked(all, first, epoch, describe); !report.empty()) {
+        b->abort(report);  // the first reason wins; check() throws it
+        check(site);
+        throw DeadlockError(report);
+      }
+    }
+    void unblocked() override { b->deadlock_->withdraw(); }
   } live;
   live.b = this;
   runtime::WaitSite site{"bootstrap barrier", what, "world", rank_, -1};

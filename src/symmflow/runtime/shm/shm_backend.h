@@ -47,6 +47,8 @@ class ShmBackend final : public Backend {
   void abort(std::string_view reason) override;
 
   void detach() override;
+  runtime::DeadlockDetector* deadlock_detector() override { return deadlock_.get(); }
+  bool record_failure(std::string_view message) override;
   runtime::ControlBlock* control() const { return cb_; }
 
  private:
@@ -56,6 +58,7 @@ class ShmBackend final : public Backend {
   int rank_ = 0, size_ = 1;
   std::string job_id_;
   bool detached_ = false;
+  std::unique_ptr<runtime::DeadlockDetector> deadlock_;
 };
 
 }  // namespace symmflow::dist

@@ -13,14 +13,15 @@
 #include <cstdlib>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/op_site.h"
 #include "symmflow/core/params.h"
+#include "symmflow/runtime/shm/wait_policy.h"
 
 namespace symmflow::runtime {
 
 namespace {
 
 std::atomic<double> g_timeout_override{0.0};
-std::atomic<bool> g_oversubscribed{false};
 std::atomic<bool> g_comm_failed{false};
 
 // Read at every slow wait (cached by params; dist::init() re-reads the environment).
@@ -37,12 +38,9 @@ long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts
 [[noreturn]] void throw_timeout(const WaitSite& site, double timeout_s,
                                 FnRef<std::string()> state) {
   note_comm_failure();
-  std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
   throw TimeoutError(fmt::format(
-      "timeout after {:.3g} s in {}{}{}: group '{}', rank {} waiting for {}: {} "
-      "(raise SYMMFLOW_TIMEOUT or dist::set_timeout() if the peer is just slow)",
-      timeout_s, site.op, site.what.empty() ? "" : " ", site.what, site.group, site.rank, peer,
-      state()));
+      "timeout after {:.3g} s in {} (raise SYMMFLOW_TIMEOUT or dist::set_timeout() if the peer is "
+      "just slow)", timeout_s, describe_wait(site, state())));
 }
 
 using Clock = std::chrono::steady_clock;
@@ -75,6 +73,18 @@ bool checkpoint(Clock::time_point now, Clock::time_point& next_check, Clock::tim
 
 }  // namespace
 
+std::string describe_wait(const WaitSite& site, std::string_view state) {
+  std::string peer = site.peer >= 0 ? fmt::format("rank {}", site.peer) : "its peers";
+  std::string text = fmt::format("{}{}{}: group '{}', rank {} waiting for {}: {}", site.op,
+                                 site.what.empty() ? "" : " ", site.what, site.group, site.rank,
+                                 peer, state);
+  if (const OpSite* op = current_op_site()) {
+    std::string where = op->where();
+    text += where.empty() ? fmt::format(" (in {})", op->op) : fmt::format(" at {} ({})", where, op->op);
+  }
+  return text;
+}
+
 double wait_timeout_s() {
   double o = g_timeout_override.load(std::memory_order_relaxed);
   return o > 0 ? o : env_timeout();
@@ -85,8 +95,6 @@ void set_wait_timeout_s(double seconds) { g_timeout_override.store(seconds > 0 ?
 void note_comm_failure() { g_comm_failed.store(true); }
 bool comm_failed() { return g_comm_failed.load(); }
 
-void set_oversubscribed(bool yes) { g_oversubscribed.store(yes); }
-bool oversubscribed() { return g_oversubscribed.load(); }
 
 void notify_slow(WakeWord& w) {
   w.word.fetch_add(1, std::memory_order_seq_cst);
@@ -99,12 +107,11 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
   const double timeout_s = wait_timeout_s();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s));
-  const bool over = g_oversubscribed.load(std::memory_order_relaxed);
+  const WaitPolicy policy = wait_policy();  // shm/wait_policy.h: why these lengths
 
   // Phase 1: spin. Cross-core signal latency is ~100 ns, a futex round trip
-  // several microseconds, so a short spin catches the common case. When ranks
-  // outnumber cores the peer we wait for may need our core: spin very little.
-  const auto spin_until = start + std::chrono::microseconds(over ? 1 : 20);
+  // several microseconds, so a short spin catches the common case.
+  const auto spin_until = start + std::chrono::microseconds(policy.spin_us);
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       if (ready()) return;
@@ -113,25 +120,39 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
     if (Clock::now() >= spin_until) break;
   }
   // Phase 2: yield. Lets a co-scheduled peer run without paying for a sleep.
-  // SYMMFLOW_YIELD_US overrides its length (tuning experiments).
-  static const long yield_us_env = [] {
-    return params::is_set("SYMMFLOW_YIELD_US") ? long(params::integer("SYMMFLOW_YIELD_US")) : -1L;
-  }();
-  // Oversubscribed (more ranks than CPUs), yielding burns the timeslice that
-  // the peer we wait for needs, and under a CPU hog CFS ranks yielders last:
-  // measured, 2000 barriers at 4 ranks next to 2 busy loops took 5.8 s with a
-  // 200 us yield phase and 0.18 s going straight to the futex.
-  const long yield_us = yield_us_env >= 0 ? yield_us_env : (over ? 0 : 100);
-  const auto yield_until = Clock::now() + std::chrono::microseconds(yield_us);
+  const auto yield_until = Clock::now() + std::chrono::microseconds(policy.yield_us);
   while (Clock::now() < yield_until) {
     if (ready()) return;
     sched_yield();
   }
-  // Phase 3: sleep on the futex, waking every kLivenessPeriod.
+  // Phase 3: sleep on the futex, waking every kLivenessPeriod. A sleep that
+  // lasted a period is published as blocked (deadlock detection), and
+  // withdrawn however the wait ends.
   auto next_check = Clock::now();
+  const auto sleep_start = next_check;
+  uint64_t epoch = 0;  // wake-ups by a notify: something moved for this wait
+  struct Published {
+    LivenessCheck* liveness;
+    bool yes = false;
+    ~Published() {
+      if (yes) liveness->unblocked();
+    }
+  } published{liveness};
   for (;;) {
     auto now = Clock::now();
+    const bool look = now >= next_check && now - sleep_start >= kLivenessPeriod;
     if (checkpoint(now, next_check, deadline, timeout_s, ready, site, liveness, state)) return;
+    if (look && liveness) {
+      try {
+        liveness->still_blocked(site, !published.yes, epoch,
+                                [&] { return describe_wait(site, state()); });
+        published.yes = true;
+      } catch (...) {
+        if (ready()) return;
+        note_comm_failure();
+        throw;
+      }
+    }
     uint32_t seen = wake.word.load(std::memory_order_seq_cst);
     wake.sleepers.fetch_add(1, std::memory_order_seq_cst);
     if (ready()) {
@@ -144,6 +165,7 @@ void wait_slow(FnRef<bool()> ready, WakeWord& wake, const WaitSite& site,
     timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
     futex(&wake.word, FUTEX_WAIT, seen, &ts);  // EAGAIN/ETIMEDOUT/EINTR: just re-check
     wake.sleepers.fetch_sub(1, std::memory_order_seq_cst);
+    if (wake.word.load(std::memory_order_relaxed) != seen) ++epoch;
     if (ready()) return;
   }
 }
@@ -155,7 +177,7 @@ void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* livenes
   const double timeout_s = wait_timeout_s();
   const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                                     std::chrono::duration<double>(timeout_s));
-  const bool over = g_oversubscribed.load(std::memory_order_relaxed);
+  const bool over = oversubscribed();
   // Short sleeps must be short: Linux pads every timed sleep by the timer
   // slack (50 us by default), which would stall a transfer that moves only
   // while polled. Once per process.

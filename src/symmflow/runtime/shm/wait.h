@@ -1,5 +1,5 @@
 // Waiting on shared memory with a deadline: spin briefly (pause), then
-// sched_yield, then sleep on a futex. Sleeping wakes at least every
+// sched_yield, then sleep on a futex (how long each: shm/wait_policy.h). Sleeping wakes at least every
 // kLivenessPeriod to check the job's abort flag and whether the awaited peer is
 // still alive, so a dead rank turns into a PeerFailure within a fraction of a
 // second instead of a hang, and an overdue wait into a TimeoutError naming the
@@ -14,6 +14,8 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+
+#include "symmflow/runtime/shm/wait_policy.h"
 
 namespace symmflow::runtime {
 
@@ -71,7 +73,22 @@ class LivenessCheck {
  public:
   virtual ~LivenessCheck() = default;
   virtual void check(const WaitSite& site) = 0;
+  // Deadlock detection (shm/deadlock.h). wait_slow() calls it every liveness
+  // period once its futex sleep has lasted one: `first` the first time in this
+  // wait (publish `describe()`), `epoch` counts the wait's wake-ups by a
+  // notify. Throws DeadlockError when everything the wait depends on is
+  // blocked too. unblocked() ends what `first` published.
+  virtual void still_blocked(const WaitSite& site, bool first, uint64_t epoch,
+                             FnRef<std::string()> describe) {
+    (void)site, (void)first, (void)epoch, (void)describe;
+  }
+  virtual void unblocked() {}
 };
+
+// "irecv tag 0 sequence 1: group 'world', rank 1 waiting for rank 0: <state>",
+// plus " at prog.sf:3:8 (c10d::wait_tensor)" when a program's op is running
+// (core/op_site.h): what timeouts and deadlock reports say about a wait.
+std::string describe_wait(const WaitSite& site, std::string_view state);
 
 // The slow path: blocks until ready() or throws TimeoutError / PeerFailure.
 // `state()` renders the awaited state for the timeout message, e.g.
@@ -91,9 +108,6 @@ void wait_poll(FnRef<bool()> ready, const WaitSite& site, LivenessCheck* livenes
 void note_comm_failure();
 bool comm_failed();
 
-// Tuning of the spin phase; the runtime lowers it when ranks outnumber cores.
-void set_oversubscribed(bool yes);
-bool oversubscribed();
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
