@@ -113,12 +113,22 @@ TEST(CopyReportCli, RingOverlapCopiesEachRegularReceiveInputOnceAndSymmetricOnes
 // matching receive is in the peer's same batch), the all_reduce's buffer is
 // produced in place. At 2 and 4 ranks.
 TEST(CopyReportCli, FlagshipsWithSymmetricInputsCopyNothing) {
-  for (const char* example : {"ring_overlap", "halo2d", "ring_attention", "tp_mlp"})
+  for (const char* example : {"ring_overlap", "halo2d", "ring_attention", "tp_mlp", "seq_parallel"})
     for (const char* nproc : {" --nproc 2", " --nproc 4"}) {
       auto c = example_copies(example, std::string(nproc) + " --symmetric-inputs");
       EXPECT_EQ(c["count"].get<int64_t>(), 0) << example << nproc << c.dump(2);
       EXPECT_EQ(c["staged"]["bytes"].get<int64_t>(), 0) << example << nproc << c.dump(2);
     }
+}
+
+// Sequence parallelism with regular inputs: exactly one counted copy, of the one
+// input a collective reads (the gathered sequence slice), none of the others.
+TEST(CopyReportCli, SeqParallelCopiesOnlyTheGatheredInputOnce) {
+  auto c = example_copies("seq_parallel", " --nproc 2");
+  EXPECT_EQ(c["count"].get<int64_t>(), 1) << c.dump(2);
+  EXPECT_EQ(c["inputs_to_symmetric"]["count"].get<int64_t>(), 1) << c.dump(2);
+  ASSERT_EQ(c["entries"].size(), 1u) << c.dump(2);
+  EXPECT_EQ(c["entries"][0]["value"].get<std::string>(), "%x") << c.dump(2);
 }
 
 TEST(CopyReportCli, CoversTheExamplesAndTheTestPrograms) {
