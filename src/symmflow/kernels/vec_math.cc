@@ -9,7 +9,9 @@
 
 // sleef.h declares its AVX2 functions only in code compiled for AVX (__AVX__).
 // This file is compiled for plain x86-64 and calls them from functions marked
-// target("avx2,fma"), after checking the CPU, so it declares the ones it uses.
+// target("avx2,fma"), after checking the CPU, so it declares the ones it uses
+// (unless the build is for AVX already, as the fuzz build under clang is).
+#ifndef __AVX__
 extern "C" {
 #define SF_SLEEF_F8(name) __m256 Sleef_##name##f8_u10avx2(__m256);
 #define SF_SLEEF_D4(name) __m256d Sleef_##name##d4_u10avx2(__m256d);
@@ -27,6 +29,7 @@ SF_SLEEF_BOTH(erf)
 #undef SF_SLEEF_D4
 #undef SF_SLEEF_F8
 }
+#endif
 
 namespace symmflow::kernels::vec {
 namespace {
