@@ -44,11 +44,12 @@ bool is_builtin_op(const Node& n);
 // The group an op communicates in (its `group_name` argument), or "".
 std::string group_of(const Node& n);
 
-// Whether graph input `in`'s contents on entry are never read: the first node
-// that touches its storage is a P2P op that receives into the whole of it and
-// touches it nowhere else. Its copy into symmetric memory can then be skipped
-// (only the copy back remains). `roots`: ir::storage_roots(g).
-bool received_before_read(const Graph& g, const Value* in, const std::vector<Value*>& roots);
+// Per graph input: whether its contents on entry are never read, because the
+// first node that touches its storage is a P2P op that receives into the whole
+// of it and touches it nowhere else. Its copy into symmetric memory can then be
+// skipped (only the copy back remains). One pass over the graph.
+// `roots`: ir::storage_roots(g).
+std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>& roots);
 
 // Asynchronous starts and their waits in the graph's current order: for every
 // c10d::wait_tensor whose argument is a result of a P2P op or a collective, that

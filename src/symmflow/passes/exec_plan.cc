@@ -168,9 +168,11 @@ bool BuildExecPlan::run(ir::Graph& g) {
     }
     p->instructions.push_back(std::move(s));
   }
-  for (const Value* in : g.inputs()) {
+  const auto received = received_before_read(g, roots);
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const Value* in = g.inputs()[i];
     p->input_symmetric.push_back(in->is_tensor() && in->symmetric());
-    p->input_copied_in.push_back(p->input_symmetric.back() && !received_before_read(g, in, roots));
+    p->input_copied_in.push_back(p->input_symmetric.back() && !received[i]);
   }
   p->input_written = written_inputs(g, roots);
   p->copies = planned_copies(g, *p, roots);

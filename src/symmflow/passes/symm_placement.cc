@@ -81,6 +81,10 @@ bool SymmPlacement::run(ir::Graph& g) {
         }
   }
 
+  // Graph inputs a receive overwrites whole before any read (by value id).
+  std::vector<bool> received(g.num_values(), false);
+  const auto received_inputs = received_before_read(g, roots);
+  for (size_t i = 0; i < g.inputs().size(); ++i) received[size_t(g.inputs()[i]->id())] = received_inputs[i];
   bool changed = false;
   for (auto& [root, w] : ordered) {
     const auto& [value, use] = w.uses.front();
@@ -96,7 +100,7 @@ bool SymmPlacement::run(ir::Graph& g) {
       continue;
     }
     const Node* p = root->producer();
-    const bool received_whole = !p && w.p2p_only && received_before_read(g, root, roots);
+    const bool received_whole = !p && w.p2p_only && received[size_t(root->id())];
     if (!p && w.p2p_only && !received_whole) {
       // Its old contents are read (a halo row of a grid the program reads):
       // copying the whole tensor in and back costs more than staging the transfer.
