@@ -33,22 +33,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Counts the bytes an eager run holds at once (its peak), for --json.
+// Counts the bytes an eager run holds at once (its peak), for --json. The counts
+// are shared with the storages' deleters: the outputs and inputs it allocated
+// outlive the tracker (ASan saw the deleters write into the tracker's dead stack
+// frame when they held `this`).
 class PeakTracker : public Allocator {
  public:
   explicit PeakTracker(Allocator& base) : base_(base) {}
   std::shared_ptr<Storage> allocate(size_t nbytes) override {
     auto s = base_.allocate(nbytes);
-    live_ += int64_t(nbytes);
-    peak_ = std::max(peak_, live_);
+    counts_->live += int64_t(nbytes);
+    counts_->peak = std::max(counts_->peak, counts_->live);
     void* data = s->data();
-    return std::make_shared<Storage>(data, nbytes, [this, s, nbytes](void*) { live_ -= int64_t(nbytes); });
+    return std::make_shared<Storage>(data, nbytes,
+                                     [counts = counts_, s, nbytes](void*) { counts->live -= int64_t(nbytes); });
   }
-  int64_t peak() const { return peak_; }
+  int64_t peak() const { return counts_->peak; }
 
  private:
+  struct Counts {
+    int64_t live = 0, peak = 0;
+  };
   Allocator& base_;
-  int64_t live_ = 0, peak_ = 0;
+  std::shared_ptr<Counts> counts_ = std::make_shared<Counts>();
 };
 
 DType scalar_dtype(ir::ValueKind k) {
