@@ -16,13 +16,6 @@ namespace symmflow::exec {
 
 namespace {
 
-std::vector<int64_t> ints(const ir::Arg& a) {
-  if (a.kind != ir::Arg::Kind::List) return a.constant.to_int_list();
-  std::vector<int64_t> out;
-  for (const auto& e : a.elems) out.push_back(e.constant.to_int());
-  return out;
-}
-
 std::vector<std::string> strings(const ir::Arg& a) {
   if (a.kind != ir::Arg::Kind::List) return a.constant.to_string_list();
   std::vector<std::string> out;
@@ -68,7 +61,8 @@ std::vector<CommOp> comm_ops_of(const ir::Graph& g) {
       add(CommOp::Kind::recv, arg(*n, "out").value, int(arg(*n, "src").constant.to_int()), arg(*n, "tag").constant.to_int());
     } else if (name == "batch_isend_irecv") {
       const auto types = strings(arg(*n, "op_types"));
-      const auto peers = ints(arg(*n, "peers")), tags = ints(arg(*n, "tags"));
+      const auto peers = ir::int_list_at(arg(*n, "peers"), g.rank(), g.world());
+      const auto tags = ir::int_list_at(arg(*n, "tags"), g.rank(), g.world());
       const auto& tensors = arg(*n, "tensors");
       for (size_t i = 0; i < types.size(); ++i)
         add(types[i] == "isend" ? CommOp::Kind::send : CommOp::Kind::recv, tensors.elems.at(i).value,

@@ -68,6 +68,14 @@ std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>
   return out;
 }
 
+std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world) {
+  if (a.kind != Arg::Kind::List) return a.constant.to_int_list();
+  std::vector<int64_t> out;
+  for (const Arg& e : a.elems)
+    out.push_back(e.kind == Arg::Kind::Expr ? e.expr->eval(rank, world) : e.constant.to_int());
+  return out;
+}
+
 AsyncPairs async_pairs(const Graph& g) {
   AsyncPairs p;
   std::unordered_set<const Value*> waited;

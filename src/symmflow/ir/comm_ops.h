@@ -51,6 +51,11 @@ std::string group_of(const Node& n);
 // `roots`: ir::storage_roots(g).
 std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>& roots);
 
+// An int-list argument of a P2P op (peers, tags: constants, or expressions over
+// rank/world) as it evaluates on `rank` of `world`: this rank's values, or a
+// peer's (what the peer's copy of an SPMD batch sends to).
+std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world);
+
 // Asynchronous starts and their waits in the graph's current order: for every
 // c10d::wait_tensor whose argument is a result of a P2P op or a collective, that
 // op (the first such wait of each result).

@@ -89,16 +89,6 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
   return out;
 }
 
-// Argument `a` of a P2P batch (a list of ints, constant or over rank/world)
-// as it evaluates on `rank`.
-std::vector<int64_t> ints_on(const ir::Arg& a, int64_t rank, int64_t world) {
-  if (a.kind != ir::Arg::Kind::List) return a.constant.to_int_list();
-  std::vector<int64_t> out;
-  for (const ir::Arg& e : a.elems)
-    out.push_back(e.kind == ir::Arg::Kind::Expr ? e.expr->eval(rank, world) : e.constant.to_int());
-  return out;
-}
-
 // Which sends of a batch_isend_irecv may skip the eager path (ir::Instruction::
 // rendezvous): in an SPMD program the peer runs this same batch, which posts
 // its receives before its sends and before any wait; if one of them matches
@@ -109,7 +99,8 @@ std::vector<int64_t> ints_on(const ir::Arg& a, int64_t rank, int64_t world) {
 std::vector<bool> rendezvous_sends(const ir::Graph& g, const Node& n, const std::vector<Value*>& roots) {
   if (g.rank_set() || n.schema().name != "batch_isend_irecv") return {};
   const auto kinds = n.arg(0).constant.to_string_list();
-  const auto peers = ints_on(n.arg(1), g.rank(), g.world()), tags = ints_on(n.arg(2), g.rank(), g.world());
+  const auto peers = ir::int_list_at(n.arg(1), g.rank(), g.world());
+  const auto tags = ir::int_list_at(n.arg(2), g.rank(), g.world());
   std::vector<const Value*> tensors;
   n.arg(3).for_each_value([&](const Value* v) { tensors.push_back(v); });
   if (tensors.size() != kinds.size()) return {};
@@ -123,7 +114,7 @@ std::vector<bool> rendezvous_sends(const ir::Graph& g, const Node& n, const std:
   std::vector<bool> out(kinds.size(), false);
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] != "isend") continue;
-    const auto peer_peers = ints_on(n.arg(1), peers[i], g.world());
+    const auto peer_peers = ir::int_list_at(n.arg(1), peers[i], g.world());
     for (size_t j = 0; j < kinds.size(); ++j)
       if (kinds[j] == "irecv" && tags[j] == tags[i] && peer_peers[j] == g.rank() &&
           (direct(tensors[i]) || direct(tensors[j])))
