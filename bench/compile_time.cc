@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "bench_common.h"
+#include "symmflow/tools/bench_common.h"
 #include "symmflow/frontend/dist_api.h"
 #include "symmflow/runtime/world.h"
 #include "symmflow/exec/compiled_program.h"
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
       tv.push_back(tverify);
     }
     // Each trial is one repetition of a seconds-long phase: no batching, the
-    // phases' samples go through the shared summary (bench/timing.h).
+    // phases' samples go through the shared summary (src/symmflow/tools/bench_timing.h).
     double trace = sfbench::stats_of(tt).median, pass = sfbench::stats_of(tp).median,
            load = sfbench::stats_of(tl).median;
     double total = trace + pass + load;

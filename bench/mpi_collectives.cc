@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_common.h"
+#include "symmflow/tools/bench_common.h"
 
 namespace {
 

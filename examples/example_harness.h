@@ -1,7 +1,7 @@
 // What every example program does the same way, so that each example's file
 // holds only its computation: the options (--check, --iters N, --size N,
 // --steps N, --help), eager vs sf::compile compared bitwise on every rank, and
-// per-iteration times through bench/timing.h (the one timing loop).
+// per-iteration times through symmflow/tools/bench_timing.h (the one timing loop).
 //
 //   int main(int argc, char** argv) {
 //     auto opt = sfex::start(argc, argv, kUsage, {.size = 256, .steps = 4});  // dist::init() too
@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "symmflow/symmflow.h"
-#include "timing.h"
+#include "symmflow/tools/bench_timing.h"
 
 namespace sfex {
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "symmflow/core/error.h"
+#include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/process_group_internal.h"
 #include "symmflow/runtime/shm/deadlock.h"
 
@@ -50,7 +51,10 @@ std::unique_ptr<ProcessGroup> ProcessGroup::create(Backend& backend, std::string
   }
 
   // Both are collective over every world rank, members or not.
-  auto seg = runtime::GroupSegment::create(backend, name, world_ranks, heap_capacity);
+  // The segment's pair region holds P2P's per-pair blocks (control ring + mailbox).
+  auto seg = runtime::GroupSegment::create(
+      backend, name, world_ranks, heap_capacity,
+      {sizeof(runtime::P2PPairBlock), alignof(runtime::P2PPairBlock)});
   std::unique_ptr<NetLink> net;
   if (nodes.size() > 1) net = backend.connect(world_ranks, name);
   if (!seg) return nullptr;

@@ -47,7 +47,7 @@ int run_bench_mpirun(const MpirunBenchOptions&) {
 #include <map>
 #include <vector>
 
-#include "bench_common.h"
+#include "symmflow/tools/bench_common.h"
 #include "symmflow/core/params.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/symm.h"

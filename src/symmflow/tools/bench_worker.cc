@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-#include "bench_common.h"
+#include "symmflow/tools/bench_common.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/p2p/engine.h"
 #include "symmflow/runtime/p2p/p2p.h"

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "bench_common.h"
+#include "symmflow/tools/bench_common.h"
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/launcher.h"

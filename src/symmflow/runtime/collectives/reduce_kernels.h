@@ -17,17 +17,12 @@
 
 #include "symmflow/core/dtype.h"
 #include "symmflow/runtime/collectives/collectives.h"
+#include "symmflow/runtime/copy_bytes.h"  // the collectives' bulk copy, below collectives/ and p2p/
 
 namespace symmflow::dist::detail {
 
 // Throws an Error when `op` is not defined on `dtype` (avg on bool), naming `what`.
 void check_reducible(DType dtype, ReduceOp op, std::string_view what);
-
-// memcpy for bulk data (no overlap), with a vector loop instead of glibc's
-// `rep movsb` (see the .cc for why).
-void copy_bytes(void* dst, const void* src, size_t n);
-// The same with non-temporal stores (for copies much larger than the cache).
-void copy_bytes_stream(void* dst, const void* src, size_t n);
 
 // dst[i] = finalize(fold over j in 0..w-1 of srcs[j][i]) for i < n.
 void reduce_kernel(DType dtype, ReduceOp op, int w, const void* const* srcs, void* dst, size_t n);

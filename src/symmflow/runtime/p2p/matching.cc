@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "symmflow/core/error.h"
-#include "symmflow/runtime/collectives/reduce_kernels.h"
+#include "symmflow/runtime/copy_bytes.h"
 #include "symmflow/runtime/p2p/engine.h"
 #include "symmflow/runtime/progress.h"
 

@@ -17,7 +17,7 @@ using runtime::P2PPairBlock;
 
 // Shared memory is indexed by node-local ranks.
 P2PPairBlock& P2PEngine::pair(int from, int to) const {
-  return segment_.p2p_pair(group_.local_index(from), group_.local_index(to));
+  return *static_cast<P2PPairBlock*>(segment_.pair_block(group_.local_index(from), group_.local_index(to)));
 }
 
 P2PEvent P2PEngine::event(P2PEventType type, const P2PWork& w) const {

@@ -15,10 +15,10 @@ constexpr size_t kHeapAlign = size_t(2) << 20;            // huge-page friendly
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 struct Layout {
-  size_t slots, wakes, rings, check_wake, p2p, heap, total;
+  size_t slots, wakes, rings, check_wake, pairs, pair_stride, heap, total;
 };
 
-Layout layout(int w, size_t capacity) {
+Layout layout(int w, size_t capacity, PairRegion pairs) {
   Layout l{};
   size_t at = round_up(sizeof(GroupHeader), 64);
   l.slots = at;
@@ -29,8 +29,9 @@ Layout layout(int w, size_t capacity) {
   at = l.rings + size_t(w) * sizeof(HeapCheckRing);
   l.check_wake = round_up(at, 64);
   at = l.check_wake + sizeof(WakeWord);
-  l.p2p = round_up(at, alignof(P2PPairBlock));
-  at = l.p2p + size_t(w) * w * sizeof(P2PPairBlock);
+  l.pairs = round_up(at, pairs.align);
+  l.pair_stride = round_up(pairs.block_bytes, pairs.align);
+  at = l.pairs + size_t(w) * w * l.pair_stride;
   l.heap = round_up(at, kHeapAlign);
   l.total = l.heap + size_t(w) * capacity;
   return l;
@@ -38,10 +39,8 @@ Layout layout(int w, size_t capacity) {
 
 }  // namespace
 
-size_t GroupSegment::total_bytes(int size, size_t capacity) { return layout(size, capacity).total; }
-
-void GroupSegment::bind(int size, size_t capacity) {
-  Layout l = layout(size, capacity);
+void GroupSegment::bind(int size, size_t capacity, PairRegion pairs) {
+  Layout l = layout(size, capacity, pairs);
   char* base = static_cast<char*>(seg_.data());
   size_ = size;
   capacity_ = capacity;
@@ -49,13 +48,16 @@ void GroupSegment::bind(int size, size_t capacity) {
   wakes_ = reinterpret_cast<WakeWord*>(base + l.wakes);
   rings_ = reinterpret_cast<HeapCheckRing*>(base + l.rings);
   check_wake_ = reinterpret_cast<WakeWord*>(base + l.check_wake);
-  p2p_ = reinterpret_cast<P2PPairBlock*>(base + l.p2p);
+  pairs_ = base + l.pairs;
+  pair_stride_ = l.pair_stride;
   heap_ = base + l.heap;
 }
 
 std::shared_ptr<GroupSegment> GroupSegment::create(dist::Backend& backend, const std::string& name,
                                                    const std::vector<int>& world_ranks,
-                                                   size_t capacity) {
+                                                   size_t capacity, PairRegion pairs) {
+  SF_CHECK(pairs.align > 0 && (pairs.align & (pairs.align - 1)) == 0,
+           "group '{}': pair region alignment {} is not a power of two", name, pairs.align);
   SF_CHECK(!world_ranks.empty(), "group '{}': expected at least one rank", name);
   SF_CHECK(name.size() < 64, "group name '{}' is longer than 63 characters", name);
   capacity = round_up(std::max<size_t>(capacity, 4096), kHeapAlign);
@@ -72,7 +74,7 @@ std::shared_ptr<GroupSegment> GroupSegment::create(dist::Backend& backend, const
   std::string published;
   if (member && me == leader) {
     // Zero-filled by ftruncate: every counter and sequence number starts at 0.
-    g->seg_ = ShmSegment::create(backend.job_id(), "grp", total_bytes(w, capacity));
+    g->seg_ = ShmSegment::create(backend.job_id(), "grp", layout(w, capacity, pairs).total);
     auto* h = static_cast<GroupHeader*>(g->seg_.data());
     h->magic = kGroupMagic;
     h->size = w;
@@ -96,7 +98,7 @@ std::shared_ptr<GroupSegment> GroupSegment::create(dist::Backend& backend, const
   if (member && me == leader) g->seg_.unlink();
   if (g) {
     g->name_ = name;
-    g->bind(w, capacity);
+    g->bind(w, capacity, pairs);
   }
   return g;
 }

@@ -6,7 +6,11 @@
 //
 //   [header][signal pad: W x W x kChannels u64 + W wake words]
 //   [heap check: W rings of records + a wake word]
-//   [p2p: W x W pair blocks (control ring + mailbox, p2p/channel.h)][heap: W x capacity]
+//   [pair region: W x W blocks, opaque here][heap: W x capacity]
+//
+// The pair region is reserved for whoever drives point-to-point transfers
+// (p2p/channel.h's control ring + mailbox): this layer knows only each block's
+// size and alignment, so shm/ does not depend on p2p/.
 //
 // Rank r's heap is [heap + r*capacity, heap + (r+1)*capacity), so the peer copy
 // of a symmetric allocation at offset o is heap + peer*capacity + o.
@@ -18,7 +22,6 @@
 #include <vector>
 
 #include "symmflow/runtime/backend.h"
-#include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/shm/segment.h"
 #include "symmflow/runtime/shm/wait.h"
 
@@ -47,6 +50,12 @@ struct GroupHeader {
   char name[64];
 };
 
+// The size and alignment of one directed pair's block in the pair region.
+struct PairRegion {
+  size_t block_bytes = 0;
+  size_t align = 64;
+};
+
 class GroupSegment {
  public:
   // Collective over every world rank of `backend` (members and non-members):
@@ -55,7 +64,7 @@ class GroupSegment {
   // creator unlinks the name. Returns nullptr on non-members.
   static std::shared_ptr<GroupSegment> create(dist::Backend& backend, const std::string& name,
                                               const std::vector<int>& world_ranks,
-                                              size_t capacity);
+                                              size_t capacity, PairRegion pairs);
 
   int size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -69,9 +78,10 @@ class GroupSegment {
   HeapCheckRing& check_ring(int rank) const { return rings_[rank]; }
   WakeWord& check_wake() const { return *check_wake_; }
   char* heap_base(int rank) const { return heap_ + size_t(rank) * capacity_; }
-  // Point-to-point block of the directed pair sender -> receiver (self included).
-  P2PPairBlock& p2p_pair(int sender, int receiver) const {
-    return p2p_[size_t(sender) * size_ + receiver];
+  // The pair-region block of the directed pair sender -> receiver (self
+  // included): PairRegion::block_bytes, zero-filled at creation.
+  void* pair_block(int sender, int receiver) const {
+    return pairs_ + (size_t(sender) * size_ + receiver) * pair_stride_;
   }
 
  private:
@@ -83,11 +93,11 @@ class GroupSegment {
   WakeWord* wakes_ = nullptr;
   HeapCheckRing* rings_ = nullptr;
   WakeWord* check_wake_ = nullptr;
-  P2PPairBlock* p2p_ = nullptr;
+  char* pairs_ = nullptr;
+  size_t pair_stride_ = 0;
   char* heap_ = nullptr;
 
-  void bind(int size, size_t capacity);
-  static size_t total_bytes(int size, size_t capacity);
+  void bind(int size, size_t capacity, PairRegion pairs);
 };
 
 }  // namespace symmflow::runtime

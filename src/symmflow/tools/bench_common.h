@@ -1,6 +1,6 @@
 // Shared by the symmflow and MPI collective benchmarks, so both time the same
 // work: deterministic inputs, the size grammar, the timing discipline
-// (timing.h) and the JSON record.
+// (bench_timing.h) and the JSON record.
 //
 // Input element i of rank r is input_value(r, i): a small integer, so sums over
 // any number of ranks are exact in f32 and every implementation must agree
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "symmflow/core/params.h"
-#include "timing.h"
+#include "symmflow/tools/bench_timing.h"
 
 namespace sfbench {
 
