@@ -73,8 +73,31 @@ const void* CompiledProgram::buffer_address(const ir::Value* v) const {
   return s ? s->data() : nullptr;
 }
 
+// What one run keeps between its phases.
+struct CompiledProgram::RunState {
+  std::vector<std::pair<Tensor, Tensor>> copy_back;  // (caller's tensor, its symmetric copy)
+  std::vector<double> started;                       // the trace: when each step began
+  // The runtime's staged copies, by the op that caused them: what a step adds
+  // to the counters goes to its communication op (a wait's to its start). What
+  // progress between steps adds cannot be told apart when several ops are in
+  // flight: it stays unattributed (one entry of its own).
+  std::vector<dist::CopyStats> staged;
+  dist::CopyStats staged_before;
+};
+
+// Bind the inputs, run the plan's instructions in order, collect the outputs.
 std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   check_guards(inputs);
+  RunState r;
+  r.staged_before = dist::staged_copy_stats();
+  bind_inputs(inputs, r);
+  for (size_t i = 0; i < plan_.instructions.size(); ++i) run_step(i, r);
+  std::vector<Tensor> outs = collect_outputs(r);
+  attribute_staged(r);
+  return outs;
+}
+
+void CompiledProgram::bind_inputs(std::span<const IValue> inputs, RunState& r) {
   env_.assign(g_->num_values(), IValue());
   last_.executor_copies = last_.executor_copy_bytes = last_.misplaced = 0;
   // The copy report follows which inputs the caller passes symmetric.
@@ -87,8 +110,6 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   } else {
     std::erase_if(copies_.entries, [](const CopyEntry& e) { return e.origin == CopyOrigin::staged; });
   }
-  const auto staged_before = dist::staged_copy_stats();
-  std::vector<std::pair<Tensor, Tensor>> copy_back;  // (caller's tensor, its symmetric copy)
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Value* p = g_->inputs()[i];
     IValue v = inputs[i];
@@ -101,88 +122,86 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
         ++last_.executor_copies;
         last_.executor_copy_bytes += int64_t(s.nbytes());
       }
-      if (plan_.input_written[i]) copy_back.emplace_back(t, s);
+      if (plan_.input_written[i]) r.copy_back.emplace_back(t, s);
       v = IValue(s);
     }
     env_[size_t(p->id())] = v;
   }
   if (timeline_) timeline_->events.clear();
-  const auto& steps = plan_.instructions;
-  std::vector<double> started(steps.size(), 0);  // the trace: when each step began
+  const size_t steps = plan_.instructions.size();
+  r.started.assign(steps, 0);
+  r.staged.assign(steps, {});
   in_flight_.clear();
-  open_.assign(steps.size(), 0);
-  // The runtime's staged copies, by the op that caused them: what a step adds
-  // to the counters goes to its communication op (a wait's to its start). What
-  // progress between steps adds cannot be told apart when several ops are in
-  // flight: it stays unattributed (one entry of its own).
-  std::vector<dist::CopyStats> staged(steps.size());
-  auto charge = [&](int owner, const dist::CopyStats& before) {
-    const auto now = dist::staged_copy_stats();
-    staged[size_t(owner)].count += now.count - before.count;
-    staged[size_t(owner)].bytes += now.bytes - before.bytes;
-  };
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const ir::Instruction& s = steps[i];
-    if (!s.group.empty() && !pg_[i]) {
-      try {
-        pg_[i] = &dist::group(s.group);
-      } catch (...) {
-        rethrow_at(site_of(*g_, *s.node));  // say which op and where
-      }
-    }
-    if (!in_flight_.empty()) progress_in_flight();
-    const auto before_step = dist::staged_copy_stats();
-    const double t0 = timeline_ ? Timeline::now_us() : 0;
-    OpContext ctx(DispatchKey::CPU);
-    dist::AllReduceAlgo algo = runtime_algo(s.algorithm);
-    if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
-    ops::StartAsync async;
-    if (s.start_async) ctx.set(&async);
-    ops::SendsRendezvous rendezvous{&s.rendezvous};
-    if (!s.rendezvous.empty()) ctx.set(&rendezvous);
-    if (s.scoped) {
-      if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
-      run_node(*g_, *s.node, env_, scoped_.get(), &ctx);
-    } else {
-      std::deque<PlannedAllocator::Result> results;
-      for (int id : s.fresh) {
-        if (std::find(s.planned.begin(), s.planned.end(), id) == s.planned.end()) {
-          results.push_back({nullptr, size_t(g_->value(size_t(id))->type().storage_bytes())});
-          continue;
-        }
-        auto storage = arenas_->storage(id);
-        const size_t nbytes = storage->nbytes();
-        results.push_back({std::move(storage), nbytes});
-      }
-      PlannedAllocator alloc(std::move(results), regular_allocator());
-      if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
-      run_node(*g_, *s.node, env_, &alloc, &ctx);
-      if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
-      for (int id : s.planned)
-        if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
-    }
-    charge(s.start >= 0 ? s.start : int(i), before_step);
-    if (!s.waits.empty()) {
-      open_[i] = int(s.waits.size());
-      in_flight_.push_back(int(i));
-    }
-    if (s.start >= 0 && --open_[size_t(s.start)] == 0)
-      in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), s.start));
-    if (timeline_) {
-      const double t1 = Timeline::now_us();
-      started[i] = t0;
-      auto where = [&](const ir::Node* n) {
-        return n->loc().line ? fmt::format("{}:{}", g_->file(), n->loc().line) : std::string();
-      };
-      timeline_->events.push_back({s.label, where(s.node), TraceEvent::compute, t0, t1 - t0});
-      if (s.start >= 0 && open_[size_t(s.start)] == 0) {  // its last wait: the op's whole window
-        const ir::Instruction& st = steps[size_t(s.start)];
-        timeline_->events.push_back(
-            {st.label, where(st.node), TraceEvent::comm, started[size_t(s.start)], t1 - started[size_t(s.start)]});
-      }
+  open_.assign(steps, 0);
+}
+
+void CompiledProgram::run_step(size_t i, RunState& r) {
+  const ir::Instruction& s = plan_.instructions[i];
+  if (!s.group.empty() && !pg_[i]) {
+    try {
+      pg_[i] = &dist::group(s.group);
+    } catch (...) {
+      rethrow_at(site_of(*g_, *s.node));  // say which op and where
     }
   }
-  for (auto& [caller, copy] : copy_back) {
+  if (!in_flight_.empty()) progress_in_flight();
+  const auto before_step = dist::staged_copy_stats();
+  const double t0 = timeline_ ? Timeline::now_us() : 0;
+  OpContext ctx(DispatchKey::CPU);
+  dist::AllReduceAlgo algo = runtime_algo(s.algorithm);
+  if (algo != dist::AllReduceAlgo::automatic) ctx.set(&algo);
+  ops::StartAsync async;
+  if (s.start_async) ctx.set(&async);
+  ops::SendsRendezvous rendezvous{&s.rendezvous};
+  if (!s.rendezvous.empty()) ctx.set(&rendezvous);
+  if (s.scoped) {
+    if (!scoped_) scoped_ = std::make_unique<ReplayAllocator>(dist::world().heap().allocator());
+    run_node(*g_, *s.node, env_, scoped_.get(), &ctx);
+  } else {
+    std::deque<PlannedAllocator::Result> results;
+    for (int id : s.fresh) {
+      if (std::find(s.planned.begin(), s.planned.end(), id) == s.planned.end()) {
+        results.push_back({nullptr, size_t(g_->value(size_t(id))->type().storage_bytes())});
+        continue;
+      }
+      auto storage = arenas_->storage(id);
+      const size_t nbytes = storage->nbytes();
+      results.push_back({std::move(storage), nbytes});
+    }
+    PlannedAllocator alloc(std::move(results), regular_allocator());
+    if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
+    run_node(*g_, *s.node, env_, &alloc, &ctx);
+    if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
+    for (int id : s.planned)
+      if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
+  }
+  const auto now = dist::staged_copy_stats();
+  auto& owner = r.staged[size_t(s.start >= 0 ? s.start : int(i))];
+  owner.count += now.count - before_step.count;
+  owner.bytes += now.bytes - before_step.bytes;
+  if (!s.waits.empty()) {
+    open_[i] = int(s.waits.size());
+    in_flight_.push_back(int(i));
+  }
+  if (s.start >= 0 && --open_[size_t(s.start)] == 0)
+    in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), s.start));
+  if (timeline_) {
+    const double t1 = Timeline::now_us();
+    r.started[i] = t0;
+    auto where = [&](const ir::Node* n) {
+      return n->loc().line ? fmt::format("{}:{}", g_->file(), n->loc().line) : std::string();
+    };
+    timeline_->events.push_back({s.label, where(s.node), TraceEvent::compute, t0, t1 - t0});
+    if (s.start >= 0 && open_[size_t(s.start)] == 0) {  // its last wait: the op's whole window
+      const ir::Instruction& st = plan_.instructions[size_t(s.start)];
+      timeline_->events.push_back({st.label, where(st.node), TraceEvent::comm, r.started[size_t(s.start)],
+                                   t1 - r.started[size_t(s.start)]});
+    }
+  }
+}
+
+std::vector<Tensor> CompiledProgram::collect_outputs(RunState& r) {
+  for (auto& [caller, copy] : r.copy_back) {
     kernels::copy_(caller, copy);
     ++last_.executor_copies;
     last_.executor_copy_bytes += int64_t(copy.nbytes());
@@ -201,16 +220,19 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   if (runs_++ == 0 && scoped_)
     for (const auto& t : outs) scoped_->release(t.storage().get());
   env_.clear();  // nothing but the outputs stays referenced between runs
+  return outs;
+}
+
+void CompiledProgram::attribute_staged(const RunState& r) {
   const auto staged_after = dist::staged_copy_stats();
   int64_t attributed = 0, attributed_bytes = 0;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    copies_.add_staged(steps[i].node, int64_t(staged[i].count), int64_t(staged[i].bytes));
-    attributed += int64_t(staged[i].count);
-    attributed_bytes += int64_t(staged[i].bytes);
+  for (size_t i = 0; i < r.staged.size(); ++i) {
+    copies_.add_staged(plan_.instructions[i].node, int64_t(r.staged[i].count), int64_t(r.staged[i].bytes));
+    attributed += int64_t(r.staged[i].count);
+    attributed_bytes += int64_t(r.staged[i].bytes);
   }
-  copies_.add_staged(nullptr, int64_t(staged_after.count - staged_before.count) - attributed,
-                     int64_t(staged_after.bytes - staged_before.bytes) - attributed_bytes);
-  return outs;
+  copies_.add_staged(nullptr, int64_t(staged_after.count - r.staged_before.count) - attributed,
+                     int64_t(staged_after.bytes - r.staged_before.bytes) - attributed_bytes);
 }
 
 void CompiledProgram::progress_in_flight() {

@@ -68,6 +68,15 @@ class CompiledProgram {
   void set_timeline(Timeline* t) { timeline_ = t; }
 
  private:
+  struct RunState;  // one run's copy-backs, step start times and staged copies
+  // run()'s phases: bind the inputs (copying in where the plan needs a
+  // symmetric buffer the caller's tensor is not), run one instruction, copy
+  // inputs back and collect the outputs, charge the runtime's staged copies to
+  // the ops that caused them.
+  void bind_inputs(std::span<const IValue> inputs, RunState& r);
+  void run_step(size_t i, RunState& r);
+  std::vector<Tensor> collect_outputs(RunState& r);
+  void attribute_staged(const RunState& r);
   bool arena_backed(const Tensor& t) const;
   void progress_in_flight();
   std::unique_ptr<ir::Graph> g_;

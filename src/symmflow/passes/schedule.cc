@@ -124,62 +124,81 @@ NodeAccesses p2p_entry_access(const Node& start, const Value* handle, int idx, c
   return acc;
 }
 
-}  // namespace
+// What the three steps below share: the nodes in program order, their kinds
+// (asked once: list scheduling asks per ready node per step), the start/wait
+// pairs and the storage roots.
+struct ScheduleInput {
+  const ir::Graph& g;
+  std::vector<Node*> nodes;
+  std::vector<CommKind> kinds;
+  AsyncPairs pairs;
+  std::vector<Value*> roots;
 
-bool Schedule::run(ir::Graph& g) {
-  bool changed = add_waits(g);
-  const std::vector<Node*> nodes = g.nodes();
-  const int n = int(nodes.size());
-  const size_t count = nodes.size();
-  auto index_of = [&](const Node* x) { return int(g.position(x)); };
-  const AsyncPairs pairs = async_pairs(g);
-  const auto roots = ir::storage_roots(g);
-  // Each node's kind, asked once (the list scheduling below asks per ready node
-  // per step).
-  std::vector<CommKind> kinds(count);
-  for (size_t i = 0; i < count; ++i) kinds[i] = comm_kind(*nodes[i]);
-  auto kind = [&](int i) { return kinds[size_t(i)]; };
-  auto is_start = [&](int i) { return issues_comm(kind(i)); };
+  explicit ScheduleInput(const ir::Graph& graph)
+      : g(graph), nodes(graph.nodes()), pairs(async_pairs(graph)), roots(ir::storage_roots(graph)) {
+    kinds.reserve(nodes.size());
+    for (const Node* n : nodes) kinds.push_back(comm_kind(*n));
+  }
+  int size() const { return int(nodes.size()); }
+  int index_of(const Node* x) const { return int(g.position(x)); }
+  CommKind kind(int i) const { return kinds[size_t(i)]; }
+  bool is_start(int i) const { return issues_comm(kind(i)); }
+  bool is_wait(int i) const { return kind(i) == CommKind::wait; }
+  // The start a wait belongs to; -1 for a wait on nothing in flight.
+  int start_index(int w) const {
+    auto it = pairs.start_of.find(nodes[size_t(w)]);
+    return it == pairs.start_of.end() ? -1 : index_of(it->second);
+  }
+};
 
-  // The order eager runs things in: a collective completes at its node, so its
-  // waits take its place; a P2P wait stays where the program waits.
+// The order eager runs things in: a collective completes at its node, so its
+// waits take its place; a P2P wait stays where the program waits.
+std::vector<int> eager_order(const ScheduleInput& in) {
   std::vector<int> eager;
-  std::vector<bool> placed(count, false);
-  for (int i = 0; i < n; ++i) {
+  std::vector<bool> placed(size_t(in.size()), false);
+  for (int i = 0; i < in.size(); ++i) {
     if (placed[size_t(i)]) continue;
     eager.push_back(i);
-    if (kind(i) != CommKind::collective) continue;
-    if (auto it = pairs.waits_of.find(nodes[size_t(i)]); it != pairs.waits_of.end())
+    if (in.kind(i) != CommKind::collective) continue;
+    if (auto it = in.pairs.waits_of.find(in.nodes[size_t(i)]); it != in.pairs.waits_of.end())
       for (const Node* w : it->second) {
-        eager.push_back(index_of(w));
-        placed[size_t(index_of(w))] = true;
+        eager.push_back(in.index_of(w));
+        placed[size_t(in.index_of(w))] = true;
       }
   }
+  return eager;
+}
 
+struct Dependencies {
+  std::vector<std::vector<int>> succ;
+  std::vector<int> npred;
+};
+
+// The edges of rules 1, 2 and 4, found walking the nodes in eager order.
+Dependencies dependencies(const ScheduleInput& in, const std::vector<int>& eager) {
+  const size_t count = size_t(in.size());
   std::unordered_map<const Value*, int> wait_of_handle;  // P2P handles
-  for (const auto& [w, st] : pairs.start_of)
-    if (comm_kind(*st) == CommKind::p2p) wait_of_handle[w->arg(0).value] = index_of(w);
+  for (const auto& [w, st] : in.pairs.start_of)
+    if (comm_kind(*st) == CommKind::p2p) wait_of_handle[w->arg(0).value] = in.index_of(w);
 
-  // Dependencies (rules 1, 2, 4).
-  std::vector<std::vector<int>> succ(count);
-  std::vector<int> npred(count, 0);
+  Dependencies d{std::vector<std::vector<int>>(count), std::vector<int>(count, 0)};
   auto edge = [&](int a, int b) {
     if (a == b) return;
-    auto& s = succ[size_t(a)];
+    auto& s = d.succ[size_t(a)];
     if (std::find(s.begin(), s.end(), b) != s.end()) return;
     s.push_back(b);
-    ++npred[size_t(b)];
+    ++d.npred[size_t(b)];
   };
   std::vector<NodeAccesses> own(count);
-  for (int i = 0; i < n; ++i) own[size_t(i)] = accesses_of(*nodes[size_t(i)], i, roots);
-  std::vector<std::vector<Access>> seen(g.num_values());  // by root's id, in eager order
+  for (int i = 0; i < in.size(); ++i) own[size_t(i)] = accesses_of(*in.nodes[size_t(i)], i, in.roots);
+  std::vector<std::vector<Access>> seen(in.g.num_values());  // by root's id, in eager order
   int last_comm = -1;
   for (int i : eager) {
-    const Node* node = nodes[size_t(i)];
-    const bool waits = kind(i) == CommKind::wait;
+    const Node* node = in.nodes[size_t(i)];
+    const bool waits = in.is_wait(i);
     for (const auto& a : node->args())
       a.for_each_value([&](Value* v) {
-        if (v->producer()) edge(index_of(v->producer()), i);
+        if (v->producer()) edge(in.index_of(v->producer()), i);
         // A P2P handle is read only after its wait (even a send's, whose bytes
         // are the send buffer's: the executor's contract, passes/comm_ops.h).
         if (auto it = wait_of_handle.find(v); !waits && it != wait_of_handle.end()) edge(it->second, i);
@@ -188,10 +207,10 @@ bool Schedule::run(ir::Graph& g) {
     // for a P2P entry, that entry's own tensor (each entry has its wait).
     const NodeAccesses* acc = &own[size_t(i)];
     NodeAccesses entry;
-    if (auto it = pairs.start_of.find(node); it != pairs.start_of.end()) {
-      acc = &own[size_t(index_of(it->second))];
+    if (auto it = in.pairs.start_of.find(node); it != in.pairs.start_of.end()) {
+      acc = &own[size_t(in.index_of(it->second))];
       if (comm_kind(*it->second) == CommKind::p2p) {
-        entry = p2p_entry_access(*it->second, node->arg(0).value, i, roots);
+        entry = p2p_entry_access(*it->second, node->arg(0).value, i, in.roots);
         acc = &entry;
       }
     }
@@ -209,20 +228,26 @@ bool Schedule::run(ir::Graph& g) {
         std::erase_if(prior, [&](const Access& b) { return b.node != i && a.lo <= b.lo && b.hi <= a.hi; });
       prior.push_back(Access{i, a.lo, a.hi, a.write});
     }
-    if (is_start(i)) {
+    if (in.is_start(i)) {
       if (last_comm >= 0) edge(last_comm, i);
       last_comm = i;
     }
   }
+  return d;
+}
 
-  // List scheduling (rule 5 and the choice among ready nodes).
+// List scheduling (rule 5 and the choice among ready nodes): the new order.
+std::vector<Node*> list_schedule(const ScheduleInput& in, const std::vector<int>& eager, Dependencies d,
+                                 const ScheduleOptions& o) {
+  const int n = in.size();
+  const size_t count = size_t(n);
   std::vector<int> eager_pos(count);
   for (int p = 0; p < n; ++p) eager_pos[size_t(eager[size_t(p)])] = p;
   std::vector<int> ready;
   for (int i = 0; i < n; ++i)
-    if (npred[size_t(i)] == 0) ready.push_back(i);
+    if (d.npred[size_t(i)] == 0) ready.push_back(i);
   std::vector<int> open_waits(count, 0);  // per start: waits not yet scheduled
-  std::vector<int> in_flight;                 // starts, oldest first
+  std::vector<int> in_flight;             // starts, oldest first
   std::vector<Node*> out;
   auto pick = [&](auto pred) {
     int best = -1;
@@ -230,14 +255,13 @@ bool Schedule::run(ir::Graph& g) {
       if (pred(i) && (best < 0 || eager_pos[size_t(i)] < eager_pos[size_t(best)])) best = i;
     return best;
   };
-  auto is_wait = [&](int i) { return kind(i) == CommKind::wait; };
+  auto is_start = [&](int i) { return in.is_start(i); };
+  auto is_wait = [&](int i) { return in.is_wait(i); };
   auto is_compute = [&](int i) { return !is_start(i) && !is_wait(i); };
   auto oldest_wait = [&] {
-    for (int s : in_flight) {
+    for (int s : in_flight)
       for (int i : ready)
-        if (auto it = pairs.start_of.find(nodes[size_t(i)]); it != pairs.start_of.end() && index_of(it->second) == s)
-          return i;
-    }
+        if (in.start_index(i) == s && is_wait(i)) return i;
     return pick(is_wait);
   };
   // Once the schedule has to block on one wait of an op, the op's other waits
@@ -245,47 +269,54 @@ bool Schedule::run(ir::Graph& g) {
   // one of them would otherwise run first and hold back the next start, which
   // needs them all (a ring step sends on what it just received).
   int draining = -1;
-  auto start_index = [&](int w) {
-    auto it = pairs.start_of.find(nodes[size_t(w)]);
-    return it == pairs.start_of.end() ? -1 : index_of(it->second);  // -1: a wait on nothing in flight
-  };
   auto forced_wait = [&](int w) {
-    if (w >= 0) draining = start_index(w);
+    if (w >= 0) draining = in.start_index(w);
     return w;
   };
   while (!ready.empty()) {
     int c = -1;
     if (draining >= 0) {
-      c = pick([&](int i) { return is_wait(i) && start_index(i) == draining; });
+      c = pick([&](int i) { return is_wait(i) && in.start_index(i) == draining; });
       if (c < 0) draining = -1;
     }
-    if (c < 0 && !o_.overlap) c = pick(is_wait);
+    if (c < 0 && !o.overlap) c = pick(is_wait);
     if (c < 0) {
       int s = pick(is_start);
-      if (s >= 0 && int(in_flight.size()) >= o_.max_in_flight && pairs.waits_of.count(nodes[size_t(s)]))
+      if (s >= 0 && int(in_flight.size()) >= o.max_in_flight && in.pairs.waits_of.count(in.nodes[size_t(s)]))
         c = forced_wait(oldest_wait());
       else
         c = s;
     }
     if (c < 0) c = pick(is_compute);
     if (c < 0) c = forced_wait(oldest_wait());
-    SF_CHECK(c >= 0, "schedule @{}: no node can run next (a dependency cycle)", g.name());
+    SF_CHECK(c >= 0, "schedule @{}: no node can run next (a dependency cycle)", in.g.name());
     ready.erase(std::find(ready.begin(), ready.end(), c));
-    out.push_back(nodes[size_t(c)]);
-    if (auto it = pairs.waits_of.find(nodes[size_t(c)]); it != pairs.waits_of.end()) {
+    out.push_back(in.nodes[size_t(c)]);
+    if (auto it = in.pairs.waits_of.find(in.nodes[size_t(c)]); it != in.pairs.waits_of.end()) {
       open_waits[size_t(c)] = int(it->second.size());
       in_flight.push_back(c);
     }
-    if (auto it = pairs.start_of.find(nodes[size_t(c)]); it != pairs.start_of.end()) {
-      int s = index_of(it->second);
+    if (int s = in.start_index(c); s >= 0) {
       if (--open_waits[size_t(s)] == 0) in_flight.erase(std::find(in_flight.begin(), in_flight.end(), s));
     }
-    for (int s : succ[size_t(c)])
-      if (--npred[size_t(s)] == 0) ready.push_back(s);
+    for (int s : d.succ[size_t(c)])
+      if (--d.npred[size_t(s)] == 0) ready.push_back(s);
   }
-  SF_CHECK(int(out.size()) == n, "schedule @{}: {} of {} nodes could not be ordered (a dependency cycle)", g.name(),
-           n - int(out.size()), n);
-  changed |= out != nodes;
+  SF_CHECK(int(out.size()) == n, "schedule @{}: {} of {} nodes could not be ordered (a dependency cycle)",
+           in.g.name(), n - int(out.size()), n);
+  return out;
+}
+
+}  // namespace
+
+// Waits after every collective; then eager order, its dependencies, and a list
+// schedule over them.
+bool Schedule::run(ir::Graph& g) {
+  bool changed = add_waits(g);
+  const ScheduleInput in(g);
+  const std::vector<int> eager = eager_order(in);
+  std::vector<Node*> out = list_schedule(in, eager, dependencies(in, eager), o_);
+  changed |= out != in.nodes;
   g.set_order(std::move(out));
   return changed;
 }
