@@ -40,6 +40,7 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)
   caller_symmetric_.assign(g_->inputs().size(), false);
   copies_ = copy_report(*g_, caller_symmetric_);
   arenas_ = std::make_unique<ProgramArenas>(*g_);
+  temps_ = std::make_unique<ReplayAllocator>(regular_allocator());
 }
 
 CompiledProgram::~CompiledProgram() = default;
@@ -90,10 +91,15 @@ std::vector<Tensor> CompiledProgram::run(std::span<const IValue> inputs) {
   check_guards(inputs);
   RunState r;
   r.staged_before = dist::staged_copy_stats();
+  // Every run makes the same allocations in the same order: replay them.
+  temps_->rewind();
+  if (scoped_) scoped_->rewind();
+  const size_t allocations_before = base_allocations();
   bind_inputs(inputs, r);
   for (size_t i = 0; i < plan_.instructions.size(); ++i) run_step(i, r);
   std::vector<Tensor> outs = collect_outputs(r);
   attribute_staged(r);
+  last_.allocations = int64_t(base_allocations() - allocations_before);
   return outs;
 }
 
@@ -168,7 +174,7 @@ void CompiledProgram::run_step(size_t i, RunState& r) {
       const size_t nbytes = storage->nbytes();
       results.push_back({std::move(storage), nbytes});
     }
-    PlannedAllocator alloc(std::move(results), regular_allocator());
+    PlannedAllocator alloc(std::move(results), *temps_);
     if (g_->plan().sentinels) arenas_->arm_sentinels(s.planned);
     run_node(*g_, *s.node, env_, &alloc, &ctx);
     if (g_->plan().sentinels) arenas_->check_sentinels(s.planned, *g_);
@@ -217,8 +223,13 @@ std::vector<Tensor> CompiledProgram::collect_outputs(RunState& r) {
     }
     outs.push_back(t);
   }
-  if (runs_++ == 0 && scoped_)
-    for (const auto& t : outs) scoped_->release(t.storage().get());
+  // The caller keeps what it is returned: those slots are allocated afresh
+  // on every later run.
+  if (runs_++ == 0)
+    for (const auto& t : outs) {
+      temps_->release(t.storage().get());
+      if (scoped_) scoped_->release(t.storage().get());
+    }
   env_.clear();  // nothing but the outputs stays referenced between runs
   return outs;
 }
@@ -235,6 +246,10 @@ void CompiledProgram::attribute_staged(const RunState& r) {
                      int64_t(staged_after.bytes - r.staged_before.bytes) - attributed_bytes);
 }
 
+size_t CompiledProgram::base_allocations() const {
+  return temps_->base_allocations() + (scoped_ ? scoped_->base_allocations() : 0);
+}
+
 void CompiledProgram::progress_in_flight() {
   dist::ProcessGroup* last = nullptr;
   for (int i : in_flight_)
@@ -247,6 +262,7 @@ ProgramStats CompiledProgram::stats() const {
   s.copies = copies_;
   s.buffers = g_->plan().slots.size();
   s.regular_bytes = arenas_->bytes(ir::Arena::regular);
+  s.temporary_bytes = int64_t(temps_->bytes());
   s.symmetric_bytes = arenas_->bytes(ir::Arena::symmetric) + (scoped_ ? int64_t(scoped_->bytes()) : 0);
   return s;
 }

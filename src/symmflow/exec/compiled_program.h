@@ -50,6 +50,10 @@ struct ProgramStats {
   int64_t regular_bytes = 0;    // regular arena
   int64_t symmetric_bytes = 0;  // symmetric arena + symmetric scopes of custom ops
   int64_t misplaced = 0;        // planned results a kernel put elsewhere (last run)
+  // Buffers the last run had to allocate: after the first run, only its
+  // returned results (kernel temporaries and scoped symmetric buffers replay).
+  int64_t allocations = 0;
+  int64_t temporary_bytes = 0;  // kernel temporaries, kept between runs
 };
 
 class CompiledProgram {
@@ -79,6 +83,7 @@ class CompiledProgram {
   void attribute_staged(const RunState& r);
   bool arena_backed(const Tensor& t) const;
   void progress_in_flight();
+  size_t base_allocations() const;  // temps_ and scoped_ together
   std::unique_ptr<ir::Graph> g_;
   const ir::ExecPlan& plan_;             // g_'s executable plan: what run() executes
   std::vector<dist::ProcessGroup*> pg_;  // per instruction: its group, found at the first run
@@ -87,6 +92,9 @@ class CompiledProgram {
   CopyReport copies_;                   // the last run's (copy_report for caller_symmetric_)
   std::vector<IValue> env_;
   std::unique_ptr<ReplayAllocator> scoped_;  // symmetric allocations of custom ops, replayed
+  // Kernel temporaries and unplanned (returned) results, replayed: after the
+  // first run, a run allocates only what it returns to the caller.
+  std::unique_ptr<ReplayAllocator> temps_;
   int64_t runs_ = 0;
   ProgramStats last_;
   std::vector<int> in_flight_;  // asynchronous starts not yet waited for, oldest first

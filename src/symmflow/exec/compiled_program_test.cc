@@ -112,6 +112,44 @@ TEST(CompiledProgram, ReturnedResultDoesNotTakeALaterResultsBuffer) {
   EXPECT_EQ(rc, 0);
 }
 
+// layer_norm's kernel makes its mean and rstd as temporaries. The first run
+// records them; every later run gets the same buffers back and allocates only
+// the result it returns (the caller keeps that one), at every rank count.
+void TemporariesAreAllocatedOnceAt(int ranks) {
+  int rc = runtime::launch_fn(ranks, [ranks] {
+    dist::init();
+    const int rank = dist::world().rank();
+    auto prog = compile_text(R"(graph @ln(%x: f32[64, 256]) -> (f32[64, 256]) {
+  %y = aten::layer_norm(%x, [256], None, None, 1e-05)
+  %z = aten::mul(%y, 2.0)
+  %r = c10d::all_reduce(%z, "sum", "world")
+  %w = c10d::wait_tensor(%r)
+  %o = aten::add(%w, 1.0)
+  return %o
+})", rank, ranks);
+    auto in = seeded_inputs(prog->graph(), 0, rank);
+    auto first = prog->run(in);
+    const int64_t kept = prog->stats().temporary_bytes;
+    SF_CHECK(prog->stats().allocations >= 2, "the first run records its temporaries, got {} allocations",
+             prog->stats().allocations);
+    SF_CHECK(kept >= 2 * 64 * 4, "layer_norm's mean and rstd are kept between runs: {} bytes", kept);
+    for (int i = 0; i < 20; ++i) {
+      auto out = prog->run(in);
+      SF_CHECK(prog->stats().allocations == 1, "run {}: {} allocations, want only the returned result", i,
+               prog->stats().allocations);
+      SF_CHECK(prog->stats().temporary_bytes == kept, "run {}: temporaries grew to {} bytes", i,
+               prog->stats().temporary_bytes);
+      SF_CHECK(out[0].data_ptr() != first[0].data_ptr(), "the returned result must be the caller's own");
+      SF_CHECK(std::memcmp(out[0].data_ptr(), first[0].data_ptr(), out[0].nbytes()) == 0, "run {} differs", i);
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(CompiledProgram, KernelTemporariesAreAllocatedOnceNotPerRunAtOneRank) { TemporariesAreAllocatedOnceAt(1); }
+TEST(CompiledProgram, KernelTemporariesAreAllocatedOnceNotPerRunAtTwoRanks) { TemporariesAreAllocatedOnceAt(2); }
+
 // An input all_reduced in place and returned: placement wants it symmetric, so a
 // regular caller's tensor is copied in, copied back (the program writes it) and
 // the returned value (in the arena) copied out: three copies, each in the report

@@ -12,6 +12,7 @@ std::shared_ptr<Storage> ReplayAllocator::allocate(size_t nbytes) {
              next_, nbytes, sizes_[next_]);
     if (!blocks_[next_]) {
       ++next_;
+      ++base_calls_;
       return base_.allocate(nbytes);
     }
     return blocks_[next_++];
@@ -19,6 +20,7 @@ std::shared_ptr<Storage> ReplayAllocator::allocate(size_t nbytes) {
   blocks_.push_back(base_.allocate(nbytes));
   sizes_.push_back(nbytes);
   ++fresh_;
+  ++base_calls_;
   ++next_;
   return blocks_.back();
 }

@@ -30,6 +30,8 @@ class ReplayAllocator : public Allocator {
   size_t bytes() const;
   // Allocations that had to go to the base allocator (0 once a run was recorded).
   size_t fresh_allocations() const { return fresh_; }
+  // Every call that reached the base allocator: recordings and released slots.
+  size_t base_allocations() const { return base_calls_; }
   const std::vector<std::shared_ptr<Storage>>& blocks() const { return blocks_; }
 
  private:
@@ -38,6 +40,7 @@ class ReplayAllocator : public Allocator {
   std::vector<size_t> sizes_;
   size_t next_ = 0;
   size_t fresh_ = 0;
+  size_t base_calls_ = 0;
 };
 
 }  // namespace symmflow::exec
