@@ -15,7 +15,8 @@ checks once that both results agree (allclose), so a fast wrong kernel shows.
 Families and sizes: pointwise unary, binary (also broadcast and transposed
 operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
 softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
-chain add -> gelu -> exp.
+chain add -> gelu -> exp and a bias add -> relu -> mul, each op by op (eager) and
+fused (the symmflow::fused_pointwise node fuse_pointwise makes of it).
 """
 import argparse
 import json
@@ -30,11 +31,18 @@ from symmflow.torch import _tensors
 
 
 def sf(t):
+    if isinstance(t, list):
+        return [sf(e) for e in t]
     return _tensors.to_sf(t) if isinstance(t, torch.Tensor) else t
 
 
 def sf_call(op, *args, **kw):
     return _C.call_op(op, [sf(a) for a in args], {k: sf(v) for k, v in kw.items()})
+
+
+# fuse_pointwise's programs for the chains below (docs/ir.md, "Fused elementwise chains").
+CHAIN = "aten::add.Tensor(x0, x1, 1); aten::gelu(t0, 'none'); aten::exp(t1)"
+BIAS_RELU = "aten::add.Tensor(x0, x1, 1); aten::relu(t0); aten::mul.Scalar(t1, 0.5)"
 
 
 def cases():
@@ -82,6 +90,17 @@ def cases():
         out.append(("chain", "add->gelu->exp %s" % n, numel,
                     lambda: sf_call("aten::exp", sf_call("aten::gelu", sf_call("aten::add", x, y)[0])[0]),
                     lambda: torch.exp(F.gelu(x + y))))
+        # The same chain as fuse_pointwise compiles it: one symmflow::fused_pointwise
+        # node (one loop over 16 KiB tiles, the same kernels, bitwise equal).
+        out.append(("chain", "add->gelu->exp %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_pointwise", [x, y], CHAIN),
+                    lambda: torch.exp(F.gelu(x + y))))
+        out.append(("chain", "add+row->relu->mul %s" % n, numel,
+                    lambda: sf_call("aten::mul", sf_call("aten::relu", sf_call("aten::add", x, row)[0])[0], 0.5),
+                    lambda: torch.relu(x + row) * 0.5))
+        out.append(("chain", "add+row->relu->mul %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_pointwise", [x, row], BIAS_RELU),
+                    lambda: torch.relu(x + row) * 0.5))
     for m in (256, 512):
         a, b, c = rand(m, m), rand(m, m), rand(m)
         out.append(("matmul", "mm %d" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b),
