@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 #include "symmflow/core/storage.h"
@@ -289,51 +290,81 @@ class TileAllocator : public Allocator {
 
 enum class Role : uint8_t { full, row, scalar };
 
+// How the tiles view each input (whole rows per tile when one is a row), or
+// nullopt when some intermediate does not have the result's shape or some input
+// takes no tile view: then the steps run on whole tensors.
+struct TileLayout {
+  std::vector<Role> roles;
+  bool rows = false;
+};
+std::optional<TileLayout> tile_layout(std::span<const Tensor> inputs, std::span<const Tensor> step_types,
+                                      const Shape& shape) {
+  if (shape.empty() || numel_of(shape) == 0) return std::nullopt;
+  for (const Tensor& t : step_types)
+    if (t.sizes() != shape) return std::nullopt;
+  TileLayout l;
+  for (const Tensor& t : inputs) {
+    const Shape& s = t.sizes();
+    const auto lead = std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }) - s.begin();
+    if (s == shape && t.is_contiguous()) {
+      l.roles.push_back(Role::full);
+    } else if (t.numel() == 1) {
+      l.roles.push_back(Role::scalar);
+    } else if (shape.size() >= 2 && lead == long(s.size()) - 1 && s.back() == shape.back() && t.strides().back() == 1) {
+      l.roles.push_back(Role::row);
+      l.rows = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return l;
+}
+
+// The steps' types from the Meta kernels: the inputs, then each step's result.
+std::vector<Tensor> step_types(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,
+                               const std::vector<const Operator*>& ops) {
+  OpContext meta_ctx(DispatchKey::Meta);
+  std::vector<Tensor> env;
+  for (const Tensor& t : inputs) env.push_back(Tensor::meta(t.sizes(), t.dtype()));
+  run_steps(steps, ops, env, inputs.size(), meta_ctx);
+  return env;
+}
+
 }  // namespace
+
+bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  const auto types = step_types(inputs, steps, resolve(steps, inputs.size()));
+  return tile_layout(inputs, std::span(types).subspan(inputs.size()), types.back().sizes()).has_value();
+}
 
 Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t tile_bytes) {
   const auto ops = resolve(steps, inputs.size());
-  std::vector<Tensor> env(inputs.begin(), inputs.end());
-  const bool meta = std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); });
-  // The result's type, and every step's: what eager computes, from the Meta kernels.
-  OpContext meta_ctx(DispatchKey::Meta);
-  std::vector<Tensor> meta_env;
-  for (const Tensor& t : inputs) meta_env.push_back(Tensor::meta(t.sizes(), t.dtype()));
-  const Tensor result_type = run_steps(steps, ops, meta_env, inputs.size(), meta_ctx);
-  if (meta) return result_type;
+  // The result's type, and every step's: what eager computes.
+  const auto types = step_types(inputs, steps, ops);
+  const Tensor& result_type = types.back();
+  if (std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); })) return result_type;
 
   OpContext ctx(DispatchKey::CPU);
   const Shape& shape = result_type.sizes();
   const int64_t n = result_type.numel();
   const int64_t cols = shape.empty() ? 1 : shape.back();
-  // Tiles need every intermediate at the result's shape and every input in a
-  // role a tile view can take; otherwise the steps run on whole tensors.
-  bool tileable = n > 0 && !shape.empty();
-  for (size_t j = inputs.size(); j < meta_env.size(); ++j) tileable &= meta_env[j].sizes() == shape;
-  std::vector<Role> roles;
-  bool rows = false;
-  for (const Tensor& t : inputs) {
-    const Shape& s = t.sizes();
-    const int64_t lead = int64_t(std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }) - s.begin());
-    if (s == shape && t.is_contiguous()) {
-      roles.push_back(Role::full);
-    } else if (t.numel() == 1) {
-      roles.push_back(Role::scalar);
-    } else if (shape.size() >= 2 && lead == int64_t(s.size()) - 1 && s.back() == cols && t.strides().back() == 1) {
-      roles.push_back(Role::row);
-      rows = true;
-    } else {
-      tileable = false;
-    }
+  const auto layout = tile_layout(inputs, std::span(types).subspan(inputs.size()), shape);
+  std::vector<Tensor> env(inputs.begin(), inputs.end());
+  // The result is the first allocation, as with every kernel: the compiled
+  // program's allocator hands it the node's planned buffer (exec/arenas.h).
+  Tensor out = Tensor::empty(shape, result_type.dtype());
+  if (!layout) {
+    AllocatorGuard heap(regular_allocator());  // the intermediates: not the planned buffer
+    kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
+    return out;
   }
-  if (!tileable) return run_steps(steps, ops, env, inputs.size(), ctx);
 
   // Whole rows per tile with a row operand (each kernel's runs are then eager's:
   // one per row), else any multiple of 64 elements.
   const int64_t item = int64_t(element_size(result_type.dtype()));
   const int64_t want = std::min(std::max<int64_t>(64, tile_bytes / item / 64 * 64), (n + 63) / 64 * 64);
+  const bool rows = layout->rows;
   const int64_t tile = rows ? std::max<int64_t>(1, want / cols) * cols : want;
-  Tensor out = Tensor::empty(shape, result_type.dtype());
   // Each step's tile of at most 8-byte elements, plus room for a kernel's
   // temporary (a converted operand) per step.
   TileAllocator scratch(size_t(tile) * 8 * 2 * (steps.size() + 1) + 64 * 2 * (steps.size() + 1));
@@ -352,7 +383,7 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
     const int64_t len = std::min(tile, n - begin);
     scratch.reset();
     tiles.clear();
-    for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], roles[i], begin, len));
+    for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], layout->roles[i], begin, len));
     const Tensor dst = view(out, Role::full, begin, len);
     // The last step's result goes into dst itself when its kernel allocates it first.
     const Tensor r = run_steps(steps, ops, tiles, inputs.size(), ctx,

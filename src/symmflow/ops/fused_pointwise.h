@@ -56,6 +56,9 @@ bool is_fusible_pointwise(std::string_view full_name);
 std::string format_fused_program(const std::vector<FusedStep>& steps);
 std::vector<FusedStep> parse_fused_program(std::string_view text);
 
+// Whether these inputs run tile by tile (else the steps run on whole tensors).
+bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps);
+
 // Runs the steps on `inputs` (meta inputs: the result's type only).
 // `tile_bytes` is exposed for tests that cut small tensors into many tiles.
 Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,

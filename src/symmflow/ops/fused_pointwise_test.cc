@@ -161,23 +161,35 @@ class CountingAllocator : public Allocator {
   std::vector<size_t> sizes;
 };
 
-TEST(FusedPointwise, TiledRunAllocatesOnlyItsResult) {
-  // Intermediates live in the per-thread scratch: the caller's allocator (the
-  // compiled program's arena) serves the result alone. A second run reuses the
-  // scratch.
-  const std::vector<Tensor> in = {values({64, 300}, DType::f32, 0), values({300}, DType::f32, 1)};
+TEST(FusedPointwise, AllocatesOnlyItsResultFromTheCallersAllocator) {
+  // The compiled program's allocator hands a node's planned buffer to the first
+  // allocation of the result's size: that must be the result. Intermediates live
+  // in the per-thread scratch (tiled) or on the heap (whole), on every run.
+  const std::vector<Tensor> row = {values({64, 300}, DType::f32, 0), values({300}, DType::f32, 1)};
+  const std::vector<Tensor> col = {row[0], values({64, 1}, DType::f32, 2)};
   const auto steps = parse_fused_program("aten::add.Tensor(x0, x1, 1); aten::gelu(t0, 'none'); aten::exp(t1)");
-  for (int run = 0; run < 2; ++run) {
+  EXPECT_TRUE(runs_tiled(row, steps));
+  EXPECT_FALSE(runs_tiled(col, steps));  // a column: no tile view takes it
+  for (const auto* in : {&row, &row, &col}) {
     CountingAllocator counting;
     AllocatorGuard guard(counting);
-    run_fused_pointwise(in, steps);
+    Tensor r = run_fused_pointwise(*in, steps);
     EXPECT_EQ(counting.sizes, (std::vector<size_t>{64 * 300 * 4}));
   }
-  // A column operand cannot be tiled: the steps run whole, their results allocated.
-  CountingAllocator counting;
-  AllocatorGuard guard(counting);
-  run_fused_pointwise(std::vector<Tensor>{in[0], values({64, 1}, DType::f32, 2)}, steps);
-  EXPECT_GT(counting.sizes.size(), 1u);
+}
+
+TEST(FusedPointwise, TilesTakeFullRowAndOneElementOperands) {
+  const auto steps = parse_fused_program("aten::add.Tensor(x0, x1, 1); aten::mul.Tensor(t0, x2)");
+  const Tensor x = values({4, 6, 8}, DType::f32, 0);
+  auto tiled = [&](Tensor b, Tensor s) { return runs_tiled(std::vector<Tensor>{x, b, s}, steps); };
+  EXPECT_TRUE(tiled(values({8}, DType::f32, 1), values({}, DType::f32, 2)));
+  EXPECT_TRUE(tiled(values({1, 1, 8}, DType::f32, 1), values({1, 1, 1}, DType::f32, 2)));
+  EXPECT_TRUE(tiled(x, values({1}, DType::f32, 2)));
+  EXPECT_FALSE(tiled(values({6, 8}, DType::f32, 1), values({}, DType::f32, 2)));  // a [6, 8] plane
+  EXPECT_FALSE(tiled(values({16}, DType::f32, 1).as_strided({8}, {2}, 0), values({}, DType::f32, 2)));  // strided
+  // An intermediate smaller than the result (exp of a row, then a broadcast).
+  EXPECT_FALSE(runs_tiled(std::vector<Tensor>{values({8}, DType::f32, 1), x},
+                          parse_fused_program("aten::exp(x0); aten::add.Tensor(t0, x1, 1)")));
 }
 
 TEST(FusedPointwise, MetaInputsGiveTheResultType) {
