@@ -117,8 +117,8 @@ TEST(FusedPointwise, FlatChainsOfEveryDtypeMatchEager) {
     SCOPED_TRACE(dtype_name(d));
     expect_eager_bits_at_every_tile_size(
         {values({3, 333}, d, 0), values({3, 333}, d, 3)},
-        "aten::sub.Tensor(x0, x1, 2); aten::div.Scalar(t0, 3.0); aten::tanh(t1); aten::sigmoid(t2); "
-        "aten::silu(t3); aten::mul.Tensor(t4, x0)");
+        "aten::sub.Tensor(x0, x1, 2); aten::div.Scalar(t0, 3.0); aten::tanh(t1); aten::sigmoid(t2); aten::gelu(t3, 'tanh'); "
+        "aten::silu(t4); aten::mul.Tensor(t5, x0)");
   }
 }
 
