@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "symmflow/core/storage.h"
@@ -395,10 +396,20 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
 
 namespace {
 
+// A compiled program runs the same nodes every iteration: each thread parses a
+// program text once (a bounded cache: a program with more distinct fused nodes
+// than this parses again, still right).
+const std::vector<FusedStep>& cached_program(const std::string& text) {
+  thread_local std::unordered_map<std::string, std::vector<FusedStep>> cache;
+  if (auto it = cache.find(text); it != cache.end()) return it->second;
+  if (cache.size() >= 4096) cache.clear();
+  return cache.emplace(text, parse_fused_program(text)).first->second;
+}
+
 SYMMFLOW_LIBRARY(symmflow, m) {
   m.def("fused_pointwise(Tensor[] inputs, str program) -> Tensor");
   impl_both(m, "fused_pointwise", [](OpContext&, Args a) -> Results {
-    return {run_fused_pointwise(a[0].to_tensor_list(), parse_fused_program(a[1].to_string()))};
+    return {run_fused_pointwise(a[0].to_tensor_list(), cached_program(a[1].to_string()))};
   });
 }
 
