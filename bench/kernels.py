@@ -15,8 +15,9 @@ checks once that both results agree (allclose), so a fast wrong kernel shows.
 Families and sizes: pointwise unary, binary (also broadcast and transposed
 operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
 softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
-chain add -> gelu -> exp and a bias add -> relu -> mul, each op by op (eager) and
-fused (the symmflow::fused_pointwise node fuse_pointwise makes of it).
+chain add -> gelu -> exp and a bias add -> relu -> mul (also at 16M, past the L3
+cache), each op by op (eager) and fused (the symmflow::fused_pointwise node
+fuse_pointwise makes of it).
 """
 import argparse
 import json
@@ -107,6 +108,15 @@ def cases():
 
     for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
         sized(n, shape)
+    # 16M f32 (64 MB per tensor): intermediates no longer fit the L3 cache, so
+    # eager's extra passes over memory are what fusion saves.
+    x, row = rand(4096, 4096), rand(4096)
+    out.append(("chain", "add+row->relu->mul 16M", x.numel(),
+                lambda: sf_call("aten::mul", sf_call("aten::relu", sf_call("aten::add", x, row)[0])[0], 0.5),
+                lambda: torch.relu(x + row) * 0.5))
+    out.append(("chain", "add+row->relu->mul 16M fused", x.numel(),
+                lambda: sf_call("symmflow::fused_pointwise", [x, row], BIAS_RELU),
+                lambda: torch.relu(x + row) * 0.5))
     for m in (256, 512):
         a, b, c = rand(m, m), rand(m, m), rand(m)
         out.append(("matmul", "mm %d" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b),
