@@ -15,7 +15,9 @@ checks once that both results agree (allclose), so a fast wrong kernel shows.
 Families and sizes: pointwise unary, binary (also broadcast and transposed
 operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
 softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
-chain add -> gelu -> exp.
+chain add -> gelu -> exp and a bias add -> relu -> mul (also at 16M, past the L3
+cache), each op by op (eager) and fused (the symmflow::fused_pointwise node
+fuse_pointwise makes of it).
 """
 import argparse
 import json
@@ -30,11 +32,18 @@ from symmflow.torch import _tensors
 
 
 def sf(t):
+    if isinstance(t, list):
+        return [sf(e) for e in t]
     return _tensors.to_sf(t) if isinstance(t, torch.Tensor) else t
 
 
 def sf_call(op, *args, **kw):
     return _C.call_op(op, [sf(a) for a in args], {k: sf(v) for k, v in kw.items()})
+
+
+# fuse_pointwise's programs for the chains below (docs/ir.md, "Fused elementwise chains").
+CHAIN = "aten::add.Tensor(x0, x1, 1); aten::gelu(t0, 'none'); aten::exp(t1)"
+BIAS_RELU = "aten::add.Tensor(x0, x1, 1); aten::relu(t0); aten::mul.Scalar(t1, 0.5)"
 
 
 def cases():
@@ -45,7 +54,10 @@ def cases():
         return torch.rand(*shape, generator=g) * 4 - 2
 
     out = []
-    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
+
+    # One scope per size: the lambdas below read x, y, row, xt when called, so in a
+    # loop body they would all see the last size's tensors (the 64K cases ran on 1M).
+    def sized(n, shape):
         x, y, pos = rand(*shape), rand(*shape), rand(*shape).abs() + 0.1
         row = rand(shape[1])
         xt = x.t()  # a transposed (strided) view
@@ -82,6 +94,29 @@ def cases():
         out.append(("chain", "add->gelu->exp %s" % n, numel,
                     lambda: sf_call("aten::exp", sf_call("aten::gelu", sf_call("aten::add", x, y)[0])[0]),
                     lambda: torch.exp(F.gelu(x + y))))
+        # The same chain as fuse_pointwise compiles it: one symmflow::fused_pointwise
+        # node (one loop over 64 KiB tiles, the same kernels, bitwise equal).
+        out.append(("chain", "add->gelu->exp %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_pointwise", [x, y], CHAIN),
+                    lambda: torch.exp(F.gelu(x + y))))
+        out.append(("chain", "add+row->relu->mul %s" % n, numel,
+                    lambda: sf_call("aten::mul", sf_call("aten::relu", sf_call("aten::add", x, row)[0])[0], 0.5),
+                    lambda: torch.relu(x + row) * 0.5))
+        out.append(("chain", "add+row->relu->mul %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_pointwise", [x, row], BIAS_RELU),
+                    lambda: torch.relu(x + row) * 0.5))
+
+    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
+        sized(n, shape)
+    # 16M f32 (64 MB per tensor): intermediates no longer fit the L3 cache, so
+    # eager's extra passes over memory are what fusion saves.
+    x, row = rand(4096, 4096), rand(4096)
+    out.append(("chain", "add+row->relu->mul 16M", x.numel(),
+                lambda: sf_call("aten::mul", sf_call("aten::relu", sf_call("aten::add", x, row)[0])[0], 0.5),
+                lambda: torch.relu(x + row) * 0.5))
+    out.append(("chain", "add+row->relu->mul 16M fused", x.numel(),
+                lambda: sf_call("symmflow::fused_pointwise", [x, row], BIAS_RELU),
+                lambda: torch.relu(x + row) * 0.5))
     for m in (256, 512):
         a, b, c = rand(m, m), rand(m, m), rand(m)
         out.append(("matmul", "mm %d" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b),
@@ -101,11 +136,14 @@ def as_torch(r):
     return _tensors.from_sf(r[0]) if isinstance(r, list) else r
 
 
+CLOCK = time.perf_counter
+
+
 def time_per_call(fn, iters):
-    t0 = time.perf_counter()
+    t0 = CLOCK()
     for _ in range(iters):
         fn()
-    return (time.perf_counter() - t0) / iters
+    return (CLOCK() - t0) / iters
 
 
 def main():
@@ -114,7 +152,12 @@ def main():
     ap.add_argument("--trial-ms", type=float, default=20.0, help="time per trial and side (default 20 ms)")
     ap.add_argument("--only", default="", help="comma-separated substrings of case names")
     ap.add_argument("--json", default=None, help="also write the records here")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="cpu: this thread's CPU time (time.thread_time), which time spent descheduled "
+                         "does not inflate: for a machine other jobs load (both sides run on this thread)")
     a = ap.parse_args()
+    global CLOCK
+    CLOCK = time.thread_time if a.clock == "cpu" else time.perf_counter
     torch.set_num_threads(1)
     only = [s for s in a.only.split(",") if s]
     records = []

@@ -7,6 +7,7 @@
 
 #include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/printer.h"
+#include "symmflow/ops/fused_pointwise.h"
 
 namespace symmflow::exec {
 
@@ -49,6 +50,28 @@ std::string explain_overlap(const ir::Graph& g, const ir::ExecPlan& plan) {
   return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
 }
 
+// Each fused_pointwise node: the chain of ops it runs in one loop (passes/fuse_pointwise).
+std::string explain_fused(const ir::Graph& g, const ir::ExecPlan& plan) {
+  std::string s;
+  int groups = 0;
+  size_t ops = 0;
+  for (const ir::Instruction& i : plan.instructions) {
+    const ir::Node* n = i.node;
+    if (n->op_name() != "symmflow::fused_pointwise") continue;
+    const auto steps = ops::parse_fused_program(n->arg(1).constant.to_string());
+    std::vector<std::string_view> names;
+    for (const auto& st : steps) names.push_back(st.op);
+    ++groups;
+    ops += steps.size();
+    s += fmt::format("    %{}{}: {} ops, {} input{}: {}\n", n->output(0)->name(),
+                     n->loc().line ? fmt::format(" ({}:{})", n->loc().line, n->loc().col) : "", steps.size(),
+                     n->arg(0).elems.size(), n->arg(0).elems.size() == 1 ? "" : "s", fmt::join(names, " -> "));
+  }
+  if (groups == 0) return "";  // nothing fused: no line
+  return fmt::format("  fused: {} group{} of elementwise ops ({} ops), each one loop over tiles\n{}", groups,
+                     groups == 1 ? "" : "s", ops, s);
+}
+
 }  // namespace
 
 std::string explain(const ir::Graph& g) { return explain(g, copy_report(g)); }
@@ -84,6 +107,7 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
       out += "  " + ov.substr(b, e - b) + "\n";
     }
   }
+  out += explain_fused(g, *plan);
   if (mem.planned)
     out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes{}\n",
                        mem.slots.size(), mem.arena_bytes[0], mem.arena_bytes[1], ir::symmetric_regions(mem));

@@ -7,7 +7,7 @@ namespace symmflow::ir {
 
 bool is_builtin_op(const Node& n) {
   const auto& ns = n.schema().ns;
-  return ns == "aten" || ns == "c10d" || ns == "symm_mem";
+  return ns == "aten" || ns == "c10d" || ns == "symm_mem" || ns == "symmflow";
 }
 
 std::string group_of(const Node& n) {

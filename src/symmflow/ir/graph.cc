@@ -290,8 +290,10 @@ Value* Node::output_storage_source(size_t i) const {
 }
 
 bool Node::has_effects() const {
+  // symmflow:: holds the compiler's own compute ops (symmflow::fused_pointwise):
+  // pure, like the aten ops they stand for.
   const auto& s = schema();
-  return s.ns != "aten";
+  return s.ns != "aten" && s.ns != "symmflow";
 }
 
 // --- graph ---------------------------------------------------------------------

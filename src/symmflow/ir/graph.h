@@ -256,7 +256,8 @@ class Node {
   // The input value output i shares storage with (ir/alias.h), or nullptr.
   Value* output_storage_source(size_t i) const;
   // True for ops with effects beyond their results: collectives, P2P, waits, ops
-  // of unknown namespaces (plugins). dce and cse never touch them.
+  // of unknown namespaces (plugins; not aten::, nor symmflow::, the compiler's
+  // own compute ops). dce and cse never touch them.
   bool has_effects() const;
   // Which pass made this node, if any (typed: the executable plan counts the
   // copies from it); none for the program's own nodes.

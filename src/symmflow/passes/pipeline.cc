@@ -11,6 +11,7 @@
 #include "symmflow/passes/dce.h"
 #include "symmflow/passes/exec_plan.h"
 #include "symmflow/passes/functionalize.h"
+#include "symmflow/passes/fuse_pointwise.h"
 #include "symmflow/passes/hazard_check.h"
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/memory_plan.h"
@@ -22,7 +23,7 @@ namespace symmflow::passes {
 
 const std::vector<std::string_view>& pipeline_steps() {
   static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
-                                                      "cse",       "reinplace",      "dce.final",
+                                                      "cse",       "fuse_pointwise", "reinplace",      "dce.final",
                                                       "symm_placement", "collective_lowering", "schedule",
                                                       "memory_plan", "exec_plan",    "hazard_check"};
   return steps;
@@ -44,6 +45,7 @@ std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& op
   all.push_back(std::make_unique<DeadCodeElimination>());
   all.push_back(std::make_unique<CommonSubexpressionElimination>());
   all.push_back(std::make_unique<Reinplace>());
+  all.push_back(std::make_unique<FusePointwise>());
   all.push_back(std::make_unique<SymmPlacement>(opts.placement));
   all.push_back(std::make_unique<CollectiveLowering>());
   all.push_back(std::make_unique<Schedule>(opts.schedule));
@@ -75,6 +77,7 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   };
   auto race_check = make_pass("race_check", opts), functionalize = make_pass("functionalize", opts),
        dce = make_pass("dce", opts), cse = make_pass("cse", opts), reinplace = make_pass("reinplace", opts),
+       fuse = make_pass("fuse_pointwise", opts),
        placement = make_pass("symm_placement", opts), lowering = make_pass("collective_lowering", opts),
        schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts),
        exec_plan = make_pass("exec_plan", opts);
@@ -85,6 +88,10 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   step(functionalize.get());
   step(dce.get());
   step(cse.get());
+  // Elementwise chains become one loop each while the program is still
+  // functional: reinplace would turn them into in-place ops (gelu -> gelu_),
+  // which write, and a write ends a chain.
+  step(fuse.get());
   step(reinplace.get());
   step(dce.get(), ".final");
   // Placement decides on the final buffers: after reinplace, an op that runs in

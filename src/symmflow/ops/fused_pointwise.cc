@@ -1,0 +1,418 @@
+#include "symmflow/ops/fused_pointwise.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "symmflow/core/storage.h"
+#include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/pointwise.h"
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/ops/boxing.h"
+
+namespace symmflow::ops {
+
+bool is_fusible_pointwise(std::string_view full_name) {
+  static const std::unordered_set<std::string_view> fusible = {
+#define SF_FUSIBLE_UNARY(name, F, to_float, dtypes) "aten::" #name,
+      SF_POINTWISE_UNARY_OPS(SF_FUSIBLE_UNARY)
+#undef SF_FUSIBLE_UNARY
+#define SF_FUSIBLE_COMPARE(name, F) "aten::" #name ".Tensor", "aten::" #name ".Scalar",
+      SF_POINTWISE_COMPARE_OPS(SF_FUSIBLE_COMPARE)
+#undef SF_FUSIBLE_COMPARE
+      "aten::add.Tensor", "aten::add.Scalar", "aten::sub.Tensor", "aten::sub.Scalar", "aten::rsub.Tensor",
+      "aten::rsub.Scalar", "aten::mul.Tensor", "aten::mul.Scalar", "aten::div.Tensor", "aten::div.Scalar",
+      "aten::div.Tensor_mode", "aten::div.Scalar_mode", "aten::pow.Tensor_Tensor", "aten::pow.Tensor_Scalar",
+      "aten::maximum", "aten::minimum", "aten::clamp", "aten::clamp.Tensor", "aten::clamp_min", "aten::clamp_max",
+      "aten::where.self", "aten::where.ScalarSelf", "aten::where.ScalarOther", "aten::leaky_relu", "aten::elu",
+      "aten::softplus", "aten::hardtanh", "aten::gelu"};
+  return fusible.count(full_name) > 0;
+}
+
+// ---- the program text -------------------------------------------------------------
+
+namespace {
+
+std::string format_constant(const IValue& v) {
+  switch (v.kind()) {
+    case IValue::Kind::None: return "None";
+    case IValue::Kind::Int: return std::to_string(v.to_int());
+    case IValue::Kind::Bool: return v.to_bool() ? "true" : "false";
+    case IValue::Kind::String: return "'" + v.to_string() + "'";
+    case IValue::Kind::Double: {
+      const double d = v.to_double();
+      if (std::isnan(d)) return "nan";
+      if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+      std::string s = fmt::format("{}", d);  // shortest text that reads back exactly
+      if (s.find_first_of(".e") == std::string::npos) s += ".0";  // stays a float
+      return s;
+    }
+    default: fail("fused_pointwise: a step constant must be a number, bool, None or string, found {}", v.kind_name());
+  }
+}
+
+class ProgramReader {
+ public:
+  explicit ProgramReader(std::string_view text) : text_(text) {}
+
+  std::vector<FusedStep> read() {
+    std::vector<FusedStep> steps;
+    skip_space();
+    while (pos_ < text_.size()) {
+      FusedStep s;
+      s.op = std::string(token("an op name (aten::add.Tensor)", [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':' || c == '.';
+      }));
+      expect('(');
+      skip_space();
+      if (peek() != ')') {
+        for (;;) {
+          s.args.push_back(operand(steps.size()));
+          skip_space();
+          if (peek() == ')') break;
+          expect(',');
+        }
+      }
+      expect(')');
+      steps.push_back(std::move(s));
+      skip_space();
+      if (pos_ < text_.size()) expect(';');
+      skip_space();
+    }
+    if (steps.empty()) error("at least one step");
+    return steps;
+  }
+
+ private:
+  [[noreturn]] void error(std::string_view expected) const {
+    fail("fused_pointwise: program column {}: expected {}, found '{}' (the program: {})", pos_ + 1, expected,
+         pos_ < text_.size() ? text_.substr(pos_, 12) : std::string_view("end"), text_);
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) error(fmt::format("'{}'", c));
+    ++pos_;
+  }
+  template <class Pred>
+  std::string_view token(std::string_view what, Pred ok) {
+    skip_space();
+    const size_t b = pos_;
+    while (pos_ < text_.size() && ok(text_[pos_])) ++pos_;
+    if (pos_ == b) error(what);
+    return text_.substr(b, pos_ - b);
+  }
+  FusedOperand operand(size_t steps_so_far) {
+    FusedOperand o;
+    skip_space();
+    if (peek() == '\'') {
+      const size_t end = text_.find('\'', pos_ + 1);
+      if (end == std::string_view::npos) error("a closing quote");
+      o.constant = IValue(std::string(text_.substr(pos_ + 1, end - pos_ - 1)));
+      pos_ = end + 1;
+      return o;
+    }
+    const size_t at = pos_;
+    const std::string_view w = token("an operand (x0, t1) or a constant", [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '+';
+    });
+    auto index = [&](std::string_view digits, size_t limit, std::string_view what) {
+      int i = -1;
+      auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), i);
+      pos_ = at;
+      if (ec != std::errc() || p != digits.data() + digits.size() || i < 0) error(what);
+      if (size_t(i) >= limit) error(fmt::format("{} below {}", what, limit));
+      pos_ = at + 1 + digits.size();
+      return i;
+    };
+    if (w.size() > 1 && (w[0] == 'x' || w[0] == 't') && std::isdigit(static_cast<unsigned char>(w[1]))) {
+      o.kind = w[0] == 'x' ? FusedOperand::Kind::input : FusedOperand::Kind::step;
+      // Inputs are bounded by the op's inputs (checked when it runs); a step
+      // reads only the steps before it.
+      o.index = index(w.substr(1), w[0] == 'x' ? size_t(1) << 20 : steps_so_far,
+                      w[0] == 'x' ? "an input index" : "an earlier step");
+      return o;
+    }
+    if (w == "None") return o;
+    if (w == "true" || w == "false") {
+      o.constant = IValue(w == "true");
+      return o;
+    }
+    if (w == "nan" || w == "inf" || w == "-inf") {
+      o.constant = IValue(w == "nan" ? std::nan("") : w == "inf" ? HUGE_VAL : -HUGE_VAL);
+      return o;
+    }
+    const std::string s(w);
+    char* end = nullptr;
+    if (s.find_first_of(".e") == std::string::npos) {
+      const long long i = std::strtoll(s.c_str(), &end, 10);
+      o.constant = IValue(int64_t(i));
+    } else {
+      o.constant = IValue(std::strtod(s.c_str(), &end));
+    }
+    if (end != s.c_str() + s.size()) {
+      pos_ = at;
+      error("an operand (x0, t1) or a constant (a number, true, false, None, 'text')");
+    }
+    return o;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string format_fused_program(const std::vector<FusedStep>& steps) {
+  std::vector<std::string> out;
+  for (const FusedStep& s : steps) {
+    std::vector<std::string> args;
+    for (const FusedOperand& a : s.args) {
+      switch (a.kind) {
+        case FusedOperand::Kind::input: args.push_back(fmt::format("x{}", a.index)); break;
+        case FusedOperand::Kind::step: args.push_back(fmt::format("t{}", a.index)); break;
+        case FusedOperand::Kind::constant: args.push_back(format_constant(a.constant)); break;
+      }
+    }
+    out.push_back(fmt::format("{}({})", s.op, fmt::join(args, ", ")));
+  }
+  return fmt::format("{}", fmt::join(out, "; "));
+}
+
+std::vector<FusedStep> parse_fused_program(std::string_view text) { return ProgramReader(text).read(); }
+
+// ---- running it ---------------------------------------------------------------------
+
+namespace {
+
+// The step ops, resolved and checked once per run: each is fusible and takes
+// exactly its schema's arguments.
+std::vector<const Operator*> resolve(const std::vector<FusedStep>& steps, size_t num_inputs) {
+  std::vector<const Operator*> ops;
+  for (size_t j = 0; j < steps.size(); ++j) {
+    const FusedStep& s = steps[j];
+    SF_CHECK(is_fusible_pointwise(s.op),
+             "fused_pointwise: step {} is {}, which is not an elementwise op that can be fused (see "
+             "ops/fused_pointwise.cc's list)",
+             j, s.op);
+    const Operator& op = Dispatcher::instance().get(s.op);
+    SF_CHECK(s.args.size() == op.schema().arguments.size(),
+             "fused_pointwise: step {} ({}) has {} arguments, its schema {} takes {}", j, s.op, s.args.size(),
+             op.schema().to_string(), op.schema().arguments.size());
+    for (const FusedOperand& a : s.args)
+      SF_CHECK(a.kind != FusedOperand::Kind::input || size_t(a.index) < num_inputs,
+               "fused_pointwise: step {} reads x{}, but the op has {} inputs", j, a.index, num_inputs);
+    ops.push_back(&op);
+  }
+  return ops;
+}
+
+// Runs every step once over `env` (the inputs, then each step's result
+// appended); before_last runs just before the last step's kernel.
+template <class BeforeLast>
+Tensor run_steps(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+                 std::vector<Tensor>& env, size_t num_inputs, OpContext& ctx, BeforeLast&& before_last) {
+  env.resize(num_inputs);
+  std::vector<IValue> args;
+  for (size_t j = 0; j < steps.size(); ++j) {
+    args.clear();
+    for (const FusedOperand& a : steps[j].args) {
+      if (a.kind == FusedOperand::Kind::constant) args.push_back(a.constant);
+      else args.emplace_back(env[a.kind == FusedOperand::Kind::input ? size_t(a.index) : num_inputs + size_t(a.index)]);
+    }
+    if (j + 1 == steps.size()) before_last();
+    env.push_back(ops[j]->call(ctx, args).at(0).to_tensor());
+  }
+  return env.back();
+}
+
+Tensor run_steps(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+                 std::vector<Tensor>& env, size_t num_inputs, OpContext& ctx) {
+  return run_steps(steps, ops, env, num_inputs, ctx, [] {});
+}
+
+// A bump allocator over one scratch buffer per thread (grown, never shrunk):
+// a tile's intermediates, reset for each tile, so a run allocates no data buffers
+// after the first. The next allocation of exactly `target_bytes` after
+// target() is the result tile itself, so the last step writes the result in
+// place; a kernel that allocates a temporary first just gets scratch, and the
+// caller copies.
+class TileAllocator : public Allocator {
+ public:
+  explicit TileAllocator(size_t capacity) {
+    thread_local std::unique_ptr<std::byte[]> buffer;
+    thread_local size_t size = 0;
+    if (size < capacity) {
+      buffer.reset(new std::byte[capacity]);  // uninitialized: every byte is written before it is read
+      size = capacity;
+    }
+    base_ = buffer.get();
+    capacity_ = size;
+  }
+  void reset() {
+    used_ = 0;
+    target_ = nullptr;
+  }
+  void target(void* p, size_t bytes) {
+    target_ = p;
+    target_bytes_ = bytes;
+  }
+  std::shared_ptr<Storage> allocate(size_t nbytes) override {
+    auto none = [](void*) {};
+    if (target_ != nullptr && nbytes == target_bytes_) {
+      void* p = std::exchange(target_, nullptr);
+      return std::make_shared<Storage>(p, nbytes, none);
+    }
+    const size_t at = (reinterpret_cast<uintptr_t>(base_) + used_ + kAlign - 1) / kAlign * kAlign -
+                      reinterpret_cast<uintptr_t>(base_);
+    if (at + nbytes > capacity_) return regular_allocator().allocate(nbytes);  // never expected; still right
+    used_ = at + nbytes;
+    return std::make_shared<Storage>(base_ + at, nbytes, none);
+  }
+
+ private:
+  static constexpr size_t kAlign = 64;
+  std::byte* base_ = nullptr;
+  size_t capacity_ = 0, used_ = 0;
+  void* target_ = nullptr;
+  size_t target_bytes_ = 0;
+};
+
+enum class Role : uint8_t { full, row, scalar };
+
+// How the tiles view each input (whole rows per tile when one is a row), or
+// nullopt when some intermediate does not have the result's shape or some input
+// takes no tile view: then the steps run on whole tensors.
+struct TileLayout {
+  std::vector<Role> roles;
+  bool rows = false;
+};
+std::optional<TileLayout> tile_layout(std::span<const Tensor> inputs, std::span<const Tensor> step_types,
+                                      const Shape& shape) {
+  if (shape.empty() || numel_of(shape) == 0) return std::nullopt;
+  for (const Tensor& t : step_types)
+    if (t.sizes() != shape) return std::nullopt;
+  TileLayout l;
+  for (const Tensor& t : inputs) {
+    const Shape& s = t.sizes();
+    const auto lead = std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }) - s.begin();
+    if (s == shape && t.is_contiguous()) {
+      l.roles.push_back(Role::full);
+    } else if (t.numel() == 1) {
+      l.roles.push_back(Role::scalar);
+    } else if (shape.size() >= 2 && lead == long(s.size()) - 1 && s.back() == shape.back() && t.strides().back() == 1) {
+      l.roles.push_back(Role::row);
+      l.rows = true;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return l;
+}
+
+// The steps' types from the Meta kernels: the inputs, then each step's result.
+std::vector<Tensor> step_types(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,
+                               const std::vector<const Operator*>& ops) {
+  OpContext meta_ctx(DispatchKey::Meta);
+  std::vector<Tensor> env;
+  for (const Tensor& t : inputs) env.push_back(Tensor::meta(t.sizes(), t.dtype()));
+  run_steps(steps, ops, env, inputs.size(), meta_ctx);
+  return env;
+}
+
+}  // namespace
+
+bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  const auto types = step_types(inputs, steps, resolve(steps, inputs.size()));
+  return tile_layout(inputs, std::span(types).subspan(inputs.size()), types.back().sizes()).has_value();
+}
+
+Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t tile_bytes) {
+  const auto ops = resolve(steps, inputs.size());
+  // The result's type, and every step's: what eager computes.
+  const auto types = step_types(inputs, steps, ops);
+  const Tensor& result_type = types.back();
+  if (std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); })) return result_type;
+
+  OpContext ctx(DispatchKey::CPU);
+  const Shape& shape = result_type.sizes();
+  const int64_t n = result_type.numel();
+  const int64_t cols = shape.empty() ? 1 : shape.back();
+  const auto layout = tile_layout(inputs, std::span(types).subspan(inputs.size()), shape);
+  std::vector<Tensor> env(inputs.begin(), inputs.end());
+  // The result is the first allocation, as with every kernel: the compiled
+  // program's allocator hands it the node's planned buffer (exec/arenas.h).
+  Tensor out = Tensor::empty(shape, result_type.dtype());
+  if (!layout) {
+    AllocatorGuard heap(regular_allocator());  // the intermediates: not the planned buffer
+    kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
+    return out;
+  }
+
+  // Whole rows per tile with a row operand (each kernel's runs are then eager's:
+  // one per row), else any multiple of 64 elements.
+  const int64_t item = int64_t(element_size(result_type.dtype()));
+  const int64_t want = std::min(std::max<int64_t>(64, tile_bytes / item / 64 * 64), (n + 63) / 64 * 64);
+  const bool rows = layout->rows;
+  const int64_t tile = rows ? std::max<int64_t>(1, want / cols) * cols : want;
+  // Each step's tile of at most 8-byte elements, plus room for a kernel's
+  // temporary (a converted operand) per step.
+  TileAllocator scratch(size_t(tile) * 8 * 2 * (steps.size() + 1) + 64 * 2 * (steps.size() + 1));
+  AllocatorGuard guard(scratch);
+  auto view = [&](const Tensor& t, Role role, int64_t begin, int64_t len) -> Tensor {
+    if (role == Role::scalar) {
+      if (t.dim() == 0) return t;
+      return rows ? t.as_strided({1, 1}, {1, 1}, t.storage_offset()) : t.as_strided({1}, {1}, t.storage_offset());
+    }
+    if (role == Role::row) return t.as_strided({cols}, {1}, t.storage_offset());
+    return rows ? t.as_strided({len / cols, cols}, {cols, 1}, t.storage_offset() + begin)
+                : t.as_strided({len}, {1}, t.storage_offset() + begin);
+  };
+  std::vector<Tensor> tiles;
+  for (int64_t begin = 0; begin < n; begin += tile) {
+    const int64_t len = std::min(tile, n - begin);
+    scratch.reset();
+    tiles.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], layout->roles[i], begin, len));
+    const Tensor dst = view(out, Role::full, begin, len);
+    // The last step's result goes into dst itself when its kernel allocates it first.
+    const Tensor r = run_steps(steps, ops, tiles, inputs.size(), ctx,
+                               [&] { scratch.target(dst.data_ptr(), size_t(len * item)); });
+    if (r.data_ptr() != dst.data_ptr()) kernels::copy_(dst, r);
+  }
+  return out;
+}
+
+namespace {
+
+// A compiled program runs the same nodes every iteration: each thread parses a
+// program text once (a bounded cache: a program with more distinct fused nodes
+// than this parses again, still right).
+const std::vector<FusedStep>& cached_program(const std::string& text) {
+  thread_local std::unordered_map<std::string, std::vector<FusedStep>> cache;
+  if (auto it = cache.find(text); it != cache.end()) return it->second;
+  if (cache.size() >= 4096) cache.clear();
+  return cache.emplace(text, parse_fused_program(text)).first->second;
+}
+
+SYMMFLOW_LIBRARY(symmflow, m) {
+  m.def("fused_pointwise(Tensor[] inputs, str program) -> Tensor");
+  impl_both(m, "fused_pointwise", [](OpContext&, Args a) -> Results {
+    return {run_fused_pointwise(a[0].to_tensor_list(), cached_program(a[1].to_string()))};
+  });
+}
+
+}  // namespace
+
+}  // namespace symmflow::ops

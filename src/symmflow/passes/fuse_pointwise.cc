@@ -1,0 +1,132 @@
+#include "symmflow/passes/fuse_pointwise.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "symmflow/library/dispatcher.h"
+#include "symmflow/ops/fused_pointwise.h"
+#include "symmflow/passes/dce.h"
+
+namespace symmflow::passes {
+
+namespace {
+
+bool contiguous(const ir::TensorType& t) { return t.strides.empty() || t.strides == contiguous_strides(t.sizes); }
+
+// An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape,
+// one element, or a contiguous row of a result of rank >= 2.
+bool tileable_operand(const ir::TensorType& t, const Shape& shape) {
+  if (t.sizes == shape) return contiguous(t);
+  if (t.numel() == 1) return true;
+  const auto& s = t.sizes;
+  const bool row = shape.size() >= 2 && s.size() <= shape.size() && !s.empty() && s.back() == shape.back() &&
+                   std::all_of(s.begin(), s.end() - 1, [](int64_t d) { return d == 1; });
+  return row && (t.strides.empty() || t.strides.back() == 1);
+}
+
+// An elementwise node the fused kernel can run as one step.
+bool fusible(const ir::Node& n) {
+  if (n.functional() || !n.writes().empty() || n.outputs().size() != 1 || !ops::is_fusible_pointwise(n.op_name()))
+    return false;
+  const ir::Value* out = n.output(0);
+  if (!out->is_tensor() || !contiguous(out->type()) || out->type().sizes.empty() || out->type().numel() == 0)
+    return false;
+  return std::all_of(n.args().begin(), n.args().end(), [&](const ir::Arg& a) {
+    if (a.kind == ir::Arg::Kind::Const) return !a.constant.is_list() && !a.constant.is_tensor();
+    return a.kind == ir::Arg::Kind::Value && a.value->is_tensor() && tileable_operand(a.value->type(), out->type().sizes);
+  });
+}
+
+struct Chain {
+  std::vector<ir::Node*> members;
+};
+
+// The fused node for a chain: its external tensors, in first-use order, and its steps.
+ir::Node* fuse(ir::Graph& g, const Chain& c) {
+  std::vector<ir::Value*> inputs;
+  std::unordered_map<const ir::Value*, int> step_of;
+  std::vector<ops::FusedStep> steps;
+  for (const ir::Node* m : c.members) {
+    ops::FusedStep s{m->op_name(), {}};
+    for (const ir::Arg& a : m->args()) {
+      ops::FusedOperand o;
+      if (a.kind == ir::Arg::Kind::Const) {
+        o.constant = a.constant;
+      } else if (auto it = step_of.find(a.value); it != step_of.end()) {
+        o.kind = ops::FusedOperand::Kind::step;
+        o.index = it->second;
+      } else {
+        auto at = std::find(inputs.begin(), inputs.end(), a.value);
+        if (at == inputs.end()) at = inputs.insert(inputs.end(), a.value);
+        o.kind = ops::FusedOperand::Kind::input;
+        o.index = int(at - inputs.begin());
+      }
+      s.args.push_back(std::move(o));
+    }
+    step_of[m->output(0)] = int(steps.size());
+    steps.push_back(std::move(s));
+  }
+  std::vector<ir::Arg> list;
+  for (ir::Value* v : inputs) list.emplace_back(v);
+  static Operator& op = Dispatcher::instance().get("symmflow::fused_pointwise");
+  return g.make_node(op, {ir::Arg::list(std::move(list)), ir::Arg(IValue(ops::format_fused_program(steps)))},
+                     /*functional=*/false, c.members.back()->loc());
+}
+
+}  // namespace
+
+bool FusePointwise::run(ir::Graph& g) {
+  std::vector<Chain> chains;
+  // Open chains by the value their last node made: a later node that reads it
+  // may extend the chain.
+  std::unordered_map<const ir::Value*, size_t> open;
+  for (ir::Node* n : g.nodes()) {
+    if (is_effect(*n)) {
+      open.clear();  // a write or a communication in between: the chains stop here
+      continue;
+    }
+    if (!fusible(*n)) continue;
+    const ir::Value* out = n->output(0);
+    std::optional<size_t> joined;
+    for (const ir::Arg& a : n->args()) {
+      if (a.kind != ir::Arg::Kind::Value) continue;
+      auto it = open.find(a.value);
+      if (it == open.end() || a.value->returned() > 0 || a.value->type().sizes != out->type().sizes) continue;
+      const auto& uses = a.value->uses();
+      if (!std::all_of(uses.begin(), uses.end(), [&](const ir::Use& u) { return u.user == n; })) continue;
+      joined = it->second;
+      open.erase(it);
+      break;
+    }
+    if (!joined) {
+      joined = chains.size();
+      chains.emplace_back();
+    }
+    chains[*joined].members.push_back(n);
+    open[out] = *joined;
+  }
+
+  // Each fused node takes its chain's last node's place in program order.
+  std::vector<std::pair<ir::Node*, ir::Node*>> fused;  // (the chain's last node, its fused node)
+  std::unordered_map<const ir::Node*, ir::Node*> place;  // every member -> the fused node, or nullptr
+  for (const Chain& c : chains) {
+    if (c.members.size() < 2) continue;
+    fused.emplace_back(c.members.back(), fuse(g, c));
+    for (const ir::Node* m : c.members) place[m] = m == c.members.back() ? fused.back().second : nullptr;
+  }
+  if (fused.empty()) return false;
+  std::vector<ir::Node*> order;
+  for (ir::Node* n : g.nodes()) {
+    auto it = place.find(n);
+    if (it == place.end()) order.push_back(n);
+    else if (it->second) order.push_back(it->second);
+  }
+  g.set_order(std::move(order));
+  for (const auto& [last, node] : fused) {
+    g.name_after(node->output(0), last->output(0));
+    g.replace_uses(last->output(0), node->output(0));
+  }
+  return true;
+}
+
+}  // namespace symmflow::passes
