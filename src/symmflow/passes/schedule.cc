@@ -213,6 +213,7 @@ bool Schedule::run(ir::Graph& g) {
       if (last_comm >= 0) edge(last_comm, i);
       last_comm = i;
     }
+    if (waits && last_comm >= 0) edge(last_comm, i);  // rule 6 (starts are chained: the last one is enough)
   }
 
   // List scheduling (rule 5 and the choice among ready nodes).
@@ -264,8 +265,7 @@ bool Schedule::run(ir::Graph& g) {
       int s = pick(is_start);
       if (s >= 0 && int(in_flight.size()) >= o_.max_in_flight && pairs.waits_of.count(nodes[size_t(s)]))
         c = forced_wait(oldest_wait());
-      else
-        c = s;
+      if (c < 0) c = s;  // no wait may run before it (rule 6): the program itself has that many in flight
     }
     if (c < 0) c = pick(is_compute);
     if (c < 0) c = forced_wait(oldest_wait());
