@@ -37,6 +37,7 @@ HEADER = f"""\
 # each graph is for: `ranks 0..2-world` holds rank 0 at 2 stages and nothing at
 # 4, `ranks 0..world-4` the opposite (a range is empty when its first end is
 # larger). The file runs at 2 and 4 ranks; at 3, rank 0 runs no graph (an error).
+# nproc: 2, 4
 #
 #   symmflow run examples/pipeline/pipeline_1f1b.sf --nproc 4 --check
 #   python3 examples/pipeline/reference_1f1b.py --symmflow build/dev/symmflow --nproc 4

@@ -361,8 +361,8 @@ class HazardChecker {
   }
 
   // wait_before_start: when a wait runs, every communication op before it in
-  // program order has been issued. A wait the scheduler added (not in program
-  // order) stands right after the op whose result it takes.
+  // eager order has been issued. A collective's wait (one the scheduler added
+  // included) stands right after the collective.
   void check_wait_order() const {
     std::unordered_map<const Node*, size_t> program;
     for (size_t p = 0; p < order_.size(); ++p) program.emplace(order_[p], p);
@@ -375,11 +375,14 @@ class HazardChecker {
       if (is_comm(*n)) issued.insert(n);
       while (next < comms.size() && issued.count(comms[next].second)) ++next;
       if (!is_wait(*n) || next == comms.size()) continue;
-      size_t at = 0;  // the wait's place in program order: ops before it must be issued
-      if (auto it = program.find(n); it != program.end()) {
+      // The wait's place in eager order, where the program blocks: its own for
+      // a P2P handle, right after the collective for a collective's (which
+      // completes at its node in eager, wherever its waits are).
+      const Node* start = n->arg(0).value ? n->arg(0).value->producer() : nullptr;
+      size_t at = 0;
+      if (auto it = program.find(n); it != program.end() && (!start || is_p2p(*start))) {
         at = it->second;
       } else {
-        const Node* start = n->arg(0).value ? n->arg(0).value->producer() : nullptr;
         auto s = start ? program.find(start) : program.end();
         if (s == program.end()) continue;
         at = s->second + 1;

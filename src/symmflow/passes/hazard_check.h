@@ -23,8 +23,8 @@
 //   read of bytes another root wrote meanwhile means two live buffers overlap.
 // - Per process group, the communication ops (c10d, symm_mem:: and plugin ops
 //   with a `group_name`) keep their program order: every rank issues them alike.
-// - A wait never comes before a communication op that precedes it in program
-//   order (a wait the scheduler added sits at its collective): a peer may need
+// - A wait never comes before a communication op that precedes it in eager
+//   order (a collective's wait sits at its collective): a peer may need
 //   what that op sends before it can complete what this rank waits for, so a
 //   program that completes eagerly could deadlock compiled (ranks that run
 //   different code: a 1F1B pipeline stage).

@@ -230,7 +230,7 @@ void add_run_command(CLI::App& app) {
                   "Write the last compiled run as Chrome trace events to FILE.json (a compute and a communication "
                   "lane per rank; open in Perfetto)");
   cmd->add_option("--dump-ir", o->dump_ir, "The IR after every pipeline step: '-' (rank 0, stdout) or DIR/rank<R>/");
-  cmd->add_option("--json", o->json, "Write a JSON report (check, copies, symmetric_bytes, times, peak_bytes)");
+  cmd->add_option("--json", o->json, "Write a JSON report (rank 0's check, copies, symmetric_bytes, times, peak_bytes; copies_by_rank: every rank's copies)");
   cmd->add_option("--seed", o->seed, "Seed of the input fill (docs/ir.md)");
   cmd->add_option("--inputs", o->inputs,
                   "Read input %x from DIR/x.rank<R>.npy, else DIR/x.npy (a .npy in DIR that no rank reads is "
