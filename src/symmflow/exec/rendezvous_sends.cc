@@ -28,6 +28,8 @@ std::vector<CommStep> comm_steps_of(const ir::Graph& g) {
   for (size_t i = 0; i < plan->instructions.size(); ++i) {
     const ir::Instruction& s = plan->instructions[i];
     if (s.kind == ir::InstrKind::effect) out.push_back(CommStep{});  // communicates in ways the model does not know
+    // A collective comm_ops_of has no entry for (no tensor): unknown too.
+    if (s.kind == ir::InstrKind::collective && (k == ops.size() || ops[k].node != int(i))) out.push_back(CommStep{});
     for (; k < ops.size() && ops[k].node == int(i); ++k) {
       const CommOp& o = ops[k];
       CommStep c;
