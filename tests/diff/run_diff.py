@@ -54,12 +54,19 @@ class Case:
 
 
 def hand_written(nprocs, flt):
-    """tests/diff/programs/*.sf, and examples/<ex>/<ex>.sf (the blog kernel, halo2d, ring
-    attention, the TP MLP; not examples/plugin/, whose program needs its library loaded)."""
+    """tests/diff/programs/*.sf, and examples/<ex>/*.sf (the blog kernel, halo2d, ring
+    attention, the TP MLP, the pipelines; not examples/plugin/, whose program needs its
+    library loaded). A program with a `# nproc: 2, 4` line runs at those sizes only, as
+    in tests/torch/conformance.py (pipeline_1f1b.sf holds the stages of 2 and of 4)."""
     files = sorted(glob.glob(os.path.join(HERE, "programs", "*.sf")))
     files += sorted(f for f in glob.glob(os.path.join(ROOT, "examples", "*", "*.sf"))
                     if os.path.basename(os.path.dirname(f)) != "plugin")
-    return [Case(f, n) for f in files for n in nprocs if flt in f]
+    cases = []
+    for f in files:
+        m = re.search(r"^#\s*nproc:\s*([0-9 ,]+)$", open(f).read(), re.M)
+        sizes = [int(n) for n in re.split(r"[ ,]+", m.group(1).strip())] if m else nprocs
+        cases += [Case(f, n) for n in nprocs if n in sizes and flt in f]
+    return cases
 
 
 def repros(flt, folder="repro"):

@@ -51,8 +51,10 @@ std::vector<CommOp> comm_ops_of(const ir::Graph& g) {
     const std::string where = n->loc().line > 0 ? fmt::format("{}:{}:{}", file, n->loc().line, n->loc().col)
                                                 : fmt::format("{}: op {} of @{}", file, g.position(n) + 1, g.name());
     const std::string group = ir::group_of(*n);
+    int entry = 0;
     auto add = [&](CommOp::Kind k, const ir::Value* t, int peer, int64_t tag) {
-      out.push_back({k, peer, tag, t->type().dtype, t->type().nbytes(), n->op_name(), group, where});
+      out.push_back({k, peer, tag, t->type().dtype, t->type().nbytes(), n->op_name(), group, where,
+                     int(g.position(n)), entry++, t});
     };
     const auto& name = n->schema().name;
     if (name == "isend") {

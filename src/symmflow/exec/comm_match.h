@@ -35,6 +35,11 @@ struct CommOp {
   std::string op;     // "c10d::all_reduce"
   std::string group;  // "world"
   std::string where;  // "prog.sf:3:8"
+  // Not exchanged: where the op is in this rank's graph (its node's position,
+  // the entry of a batch_isend_irecv) and the tensor it moves.
+  int node = -1;
+  int entry = 0;
+  const ir::Value* value = nullptr;
 };
 
 // What one rank's program communicates, in program order.

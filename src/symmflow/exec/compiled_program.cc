@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "symmflow/exec/interpreter.h"
+#include "symmflow/exec/rendezvous_sends.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/ops/work_registry.h"
 #include "symmflow/runtime/copy_stats.h"
@@ -33,9 +34,18 @@ dist::AllReduceAlgo runtime_algo(ir::Algorithm a) {
   }
 }
 
+// Before the plan is bound: every rank's sends that may go rendezvous, decided
+// from every rank's program (collective, exec/rendezvous_sends.h).
+const ir::Graph& with_rendezvous_sends(ir::Graph& g) {
+  plan_of(g);
+  plan_rendezvous_sends(g);
+  return g;
+}
+
 }  // namespace
 
-CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g) : g_(std::move(g)), plan_(plan_of(*g_)) {
+CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g)
+    : g_(std::move(g)), plan_(plan_of(with_rendezvous_sends(*g_))) {
   pg_.assign(plan_.instructions.size(), nullptr);
   caller_symmetric_.assign(g_->inputs().size(), false);
   copies_ = copy_report(*g_, caller_symmetric_);

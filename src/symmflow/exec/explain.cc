@@ -94,10 +94,16 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
            "(symmflow run --explain)\n";
   const auto& mem = g.plan();
   for (const auto& d : mem.decisions) out += fmt::format("  symmetric {} for {}: {}\n", d.value, d.op, d.reason);
-  for (const ir::Instruction& s : plan->instructions)
-    if (s.algorithm != ir::Algorithm::none)
-      out += fmt::format("  {}:{}: {} runs {}\n", s.node->loc().line, s.node->loc().col, s.node->op_name(),
-                         ir::algorithm_name(s.algorithm));
+  for (const ir::Instruction& s : plan->instructions) {
+    if (s.algorithm == ir::Algorithm::none) continue;
+    const auto waits_for_post = std::count(s.rendezvous.begin(), s.rendezvous.end(), true);
+    out += fmt::format("  {}:{}: {} runs {}{}\n", s.node->loc().line, s.node->loc().col, s.node->op_name(),
+                       ir::algorithm_name(s.algorithm),
+                       waits_for_post == 0 ? ""
+                                           : fmt::format(", {} send{} rendezvous (waits for the receive's post: "
+                                                         "never an eager copy)",
+                                                         waits_for_post, waits_for_post == 1 ? "" : "s"));
+  }
   {
     // The overlap the schedule gives each communication op, indented like the rest.
     std::string ov = explain_overlap(g, *plan);

@@ -68,6 +68,12 @@ std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>
   return out;
 }
 
+bool moves_without_staging(const Value& v, const std::vector<Value*>& roots) {
+  const Value* r = roots[size_t(v.id())];
+  const auto& t = v.type();
+  return r && (r->symmetric() || !r->producer()) && (t.strides.empty() || t.strides == contiguous_strides(t.sizes));
+}
+
 std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world) {
   if (a.kind != Arg::Kind::List) return a.constant.to_int_list();
   std::vector<int64_t> out;

@@ -51,6 +51,13 @@ std::string group_of(const Node& n);
 // `roots`: ir::storage_roots(g).
 std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>& roots);
 
+// Whether the runtime may move v without staging (by its heap offset): a
+// contiguous view of a symmetric buffer, or of a graph input (the caller may
+// pass it symmetric). A send is worth making rendezvous (ir::Instruction::
+// rendezvous) only when one end is such a buffer: the data then moves once.
+// `roots`: ir::storage_roots of v's graph.
+bool moves_without_staging(const Value& v, const std::vector<Value*>& roots);
+
 // An int-list argument of a P2P op (peers, tags: constants, or expressions over
 // rank/world) as it evaluates on `rank` of `world`: this rank's values, or a
 // peer's (what the peer's copy of an SPMD batch sends to).

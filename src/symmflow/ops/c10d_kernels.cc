@@ -161,9 +161,16 @@ Results wait_tensor(OpContext&, Args a) {
   wait_registered(tensor_arg(a, 0));
   return {a[0]};
 }
-Results isend(OpContext&, Args a) {
+Results isend(OpContext& ctx, Args a) {
   const Tensor& t = tensor_arg(a, 0);
-  register_work(t, dist::isend(group_arg(a, 3), t, int(a[1].to_int()), int(a[2].to_int())));
+  const auto* rendezvous = ctx.get<SendsRendezvous>();
+  if (rendezvous && !rendezvous->entries->empty() && (*rendezvous->entries)[0]) {  // never eager
+    auto op = dist::P2POp::send(t, int(a[1].to_int()), int(a[2].to_int()));
+    op.rendezvous = true;
+    register_work(t, dist::batch_isend_irecv(group_arg(a, 3), {op}).at(0));
+  } else {
+    register_work(t, dist::isend(group_arg(a, 3), t, int(a[1].to_int()), int(a[2].to_int())));
+  }
   return {a[0]};
 }
 Results irecv(OpContext&, Args a) {

@@ -14,8 +14,9 @@ void register_work(const Tensor& t, dist::Work work);
 // collective and register its Work (a later c10d::wait_tensor completes it)
 // instead of completing it in the kernel (passes/comm_ops.h).
 struct StartAsync {};
-// The executor's note to c10d::batch_isend_irecv: entry i is a send whose
-// matching receive is in the peer's same batch (dist::P2POp::rendezvous).
+// The executor's note to c10d::isend and c10d::batch_isend_irecv: entry i is a
+// send that waits for its receive's post instead of going eager
+// (dist::P2POp::rendezvous; ir::Instruction::rendezvous says when).
 struct SendsRendezvous {
   const std::vector<bool>* entries;  // the plan's, per batch entry
 };

@@ -104,13 +104,7 @@ std::vector<bool> rendezvous_sends(const ir::Graph& g, const Node& n, const std:
   std::vector<const Value*> tensors;
   n.arg(3).for_each_value([&](const Value* v) { tensors.push_back(v); });
   if (tensors.size() != kinds.size()) return {};
-  // What the runtime may move without staging (a heap offset): a contiguous view
-  // of a symmetric buffer, or of a graph input (the caller may pass it symmetric).
-  auto direct = [&](const Value* v) {
-    const Value* r = roots[size_t(v->id())];
-    const auto& t = v->type();
-    return r && (r->symmetric() || !r->producer()) && (t.strides.empty() || t.strides == contiguous_strides(t.sizes));
-  };
+  auto direct = [&](const Value* v) { return ir::moves_without_staging(*v, roots); };
   std::vector<bool> out(kinds.size(), false);
   for (size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] != "isend") continue;

@@ -42,6 +42,8 @@ const char* to_string(Kind k) {
       return "never_waited";
     case Kind::plan_mismatch:
       return "plan_mismatch";
+    case Kind::wait_before_start:
+      return "wait_before_start";
   }
   return "?";
 }
@@ -244,6 +246,7 @@ class HazardChecker {
 
   void run() {
     check_group_order();
+    check_wait_order();
     check_definitions();
     find_waits();
     check_plan();
@@ -354,6 +357,41 @@ class HazardChecker {
                          "must issue a group's ops in the same order)",
                          g, i, describe(s), describe(w)));
       }
+    }
+  }
+
+  // wait_before_start: when a wait runs, every communication op before it in
+  // eager order has been issued. A collective's wait (one the scheduler added
+  // included) stands right after the collective.
+  void check_wait_order() const {
+    std::unordered_map<const Node*, size_t> program;
+    for (size_t p = 0; p < order_.size(); ++p) program.emplace(order_[p], p);
+    std::vector<std::pair<size_t, const Node*>> comms;  // (program position, op), in program order
+    for (const Node* n : order_)
+      if (is_comm(*n)) comms.emplace_back(program.at(n), n);
+    std::unordered_set<const Node*> issued;
+    size_t next = 0;  // the first op in program order not issued yet
+    for (const Node* n : nodes_) {
+      if (is_comm(*n)) issued.insert(n);
+      while (next < comms.size() && issued.count(comms[next].second)) ++next;
+      if (!is_wait(*n) || next == comms.size()) continue;
+      // The wait's place in eager order, where the program blocks: its own for
+      // a P2P handle, right after the collective for a collective's (which
+      // completes at its node in eager, wherever its waits are).
+      const Node* start = n->arg(0).value ? n->arg(0).value->producer() : nullptr;
+      size_t at = 0;
+      if (auto it = program.find(n); it != program.end() && (!start || is_p2p(*start))) {
+        at = it->second;
+      } else {
+        auto s = start ? program.find(start) : program.end();
+        if (s == program.end()) continue;
+        at = s->second + 1;
+      }
+      if (comms[next].first < at)
+        fail(Kind::wait_before_start, n, comms[next].second,
+             fmt::format("{} runs before {}, which precedes it in program order: a peer may need what that op "
+                         "sends before it can complete this wait (a deadlock compiled where eager completes)",
+                         describe(n), describe(comms[next].second)));
     }
   }
 

@@ -23,6 +23,11 @@
 //   read of bytes another root wrote meanwhile means two live buffers overlap.
 // - Per process group, the communication ops (c10d, symm_mem:: and plugin ops
 //   with a `group_name`) keep their program order: every rank issues them alike.
+// - A wait never comes before a communication op that precedes it in eager
+//   order (a collective's wait sits at its collective): a peer may need
+//   what that op sends before it can complete what this rank waits for, so a
+//   program that completes eagerly could deadlock compiled (ranks that run
+//   different code: a 1F1B pipeline stage).
 //
 // - The executable plan (ir/exec_plan.h), when the graph has one, is exactly
 //   this: its instructions are the nodes in order, each asynchronous op starts
@@ -31,7 +36,7 @@
 //   are copied back when written). The executor runs the plan, so the plan is
 //   what is verified.
 //
-// Checks run in this order, the first failure throws: group_order, use_before_def,
+// Checks run in this order, the first failure throws: group_order, wait_before_start, use_before_def,
 // never_waited, plan_mismatch, buffer_too_small, then the simulation (read_before_ready,
 // overwrite_in_flight, overlapping_buffers), then overlapping_buffers by liveness
 // (two buffers live at once share arena bytes, whether read again or not). It is linear in the nodes plus the
@@ -56,6 +61,7 @@ struct HazardError : Error {
     group_order,          // a group's communication ops are not in program order
     never_waited,         // an async op is still in flight at the end
     plan_mismatch,        // the executable plan is not this schedule (ir/exec_plan.h)
+    wait_before_start,    // a wait moved before a communication op that precedes it in program order
   };
   HazardError(Kind k, const std::string& msg, const ir::Node* node = nullptr, const ir::Node* other = nullptr)
       : Error(msg), kind(k), node(node), other(other) {}

@@ -863,6 +863,32 @@ graph @f(%x: f32[64]) -> (f32[64]) {
       << r->what();
 }
 
+// A 1F1B stage sends its forward activation before it waits for a backward
+// gradient; its successor needs the activation before it sends the gradient.
+// A schedule that waits first deadlocks both ranks compiled (eager completes).
+TEST(HazardCheck, AWaitMovedBeforeAnEarlierSendIsRejected) {
+  auto p = planned(R"(
+graph @f(%x: f32[64]) -> (f32[64]) {
+  %b = aten::zeros([64], f32)
+  %q = c10d::irecv_(%b, rank+1, 0, "world")
+  %a = aten::relu(%x)
+  %s = c10d::isend(%a, rank+1, 1, "world")
+  %g = c10d::wait_tensor(%q)
+  c10d::wait_tensor(%s)
+  return %g
+})");
+  EXPECT_ACCEPTED(p);
+  auto order = p.g->nodes();
+  std::rotate(order.begin() + 2, order.begin() + 4, order.begin() + 5);  // the wait before relu and isend
+  p.g->set_order(order);
+  MemoryPlanning().run(*p.g);
+  auto r = check(p);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->kind, Kind::wait_before_start) << r->what();
+  EXPECT_NE(std::string(r->what()).find("runs before `%s = c10d::isend(%a)` (h.sf:6"), std::string::npos)
+      << r->what();
+}
+
 TEST(HazardCheck, GroupOrderIgnoresAddedWaitsAndSeesOtherGroups) {
   // The scheduler's waits are not in program order; the order of two groups'
   // ops between each other is free, within a group it is not.

@@ -232,6 +232,7 @@ Dependencies dependencies(const ScheduleInput& in, const std::vector<int>& eager
       if (last_comm >= 0) edge(last_comm, i);
       last_comm = i;
     }
+    if (waits && last_comm >= 0) edge(last_comm, i);  // rule 6 (starts are chained: the last one is enough)
   }
   return d;
 }
@@ -284,8 +285,7 @@ std::vector<Node*> list_schedule(const ScheduleInput& in, const std::vector<int>
       int s = pick(is_start);
       if (s >= 0 && int(in_flight.size()) >= o.max_in_flight && in.pairs.waits_of.count(in.nodes[size_t(s)]))
         c = forced_wait(oldest_wait());
-      else
-        c = s;
+      if (c < 0) c = s;  // no wait may run before it (rule 6): the program itself has that many in flight
     }
     if (c < 0) c = pick(is_compute);
     if (c < 0) c = forced_wait(oldest_wait());

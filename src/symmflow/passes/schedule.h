@@ -31,7 +31,16 @@
 //    symm_mem and plugin ops) is issued in program order, so every rank issues
 //    the collectives and P2P of a group in the same order.
 // 5. In flight: at most max_in_flight asynchronous ops are started and not yet
-//    waited; a start that would exceed it waits for the oldest first.
+//    waited; a start that would exceed it waits for the oldest first (unless
+//    rule 6 keeps every wait back: the program itself has that many in flight).
+// 6. Blocking: a wait comes after every communication start that precedes it
+//    in program order (eager order: a collective's added wait sits at the
+//    collective). Starts only move earlier and waits only later, so no rank
+//    blocks before issuing what its peers may need first: the set of waits
+//    before each start only shrinks, and a program that completes eagerly
+//    cannot deadlock compiled. Ranks that run different code depend on it: a
+//    1F1B stage that waited for a backward gradient before sending the forward
+//    activation its successor needs first would deadlock both.
 // Choice among ready nodes: a start first (as early as possible), then compute
 // in program order, and a wait only when nothing else can run (as late as
 // possible) — then the op's other waits come along (its entries finish

@@ -58,7 +58,10 @@ frontend::RunMode mode_of(const RunOptions& o) {
   return frontend::RunMode::compiled;
 }
 
-nlohmann::json report_json(const frontend::RankReport& r, frontend::RunMode mode, bool all_match, int iters) {
+// `by_rank`: every rank's compiled copies as "count bytes" (ranks that run
+// different code copy different things; the report's other fields are rank 0's).
+nlohmann::json report_json(const frontend::RankReport& r, frontend::RunMode mode, bool all_match, int iters,
+                           const std::vector<std::string>& by_rank) {
   nlohmann::json j;
   j["check"] = r.compared ? nlohmann::json(all_match ? "ok" : "mismatch") : nlohmann::json(nullptr);
   const int64_t runs = std::max(1, iters);
@@ -72,6 +75,12 @@ nlohmann::json report_json(const frontend::RankReport& r, frontend::RunMode mode
     j["copies"]["entries"].push_back({{"origin", exec::origin_name(e.origin)}, {"value", e.value}, {"why", e.why},
                                       {"line", e.loc.line}, {"col", e.loc.col}, {"count", e.count},
                                       {"bytes", e.bytes}});
+  j["copies_by_rank"] = nlohmann::json::array();
+  for (const auto& text : by_rank) {
+    int64_t count = 0, bytes = 0;
+    std::istringstream(text) >> count >> bytes;
+    j["copies_by_rank"].push_back({{"count", count}, {"bytes", bytes}});
+  }
   j["eager_copies"] = {{"count", int64_t(r.eager_staged_copies) / runs},
                        {"bytes", int64_t(r.eager_staged_copy_bytes) / runs}};  // staged by the runtime
   j["symmetric_bytes"] = r.stats.symmetric_bytes;
@@ -148,6 +157,10 @@ int rank_body(const RunOptions& o) {
     summary = distinct_blocks(texts);
     if (o.iters_given) summary += times_line(rep, o.iters, eager, compiled);
   }
+  std::vector<std::string> copies_by_rank;
+  if (!o.json.empty())
+    copies_by_rank = dist::all_gather_text(
+        fmt::format("{} {}", rep.stats.copies.count(), rep.stats.copies.bytes()), "copies by rank");
   if (world.rank() == 0) {
     fmt::print("{}", summary);
     if (rep.compared && mismatched == 0)
@@ -158,7 +171,7 @@ int rank_body(const RunOptions& o) {
     if (req.trace) write_trace(o.trace, world.size());
     if (!o.json.empty()) {
       std::ofstream f(o.json);
-      f << report_json(rep, req.mode, mismatched == 0, o.iters).dump(2) << "\n";
+      f << report_json(rep, req.mode, mismatched == 0, o.iters, copies_by_rank).dump(2) << "\n";
     }
     std::fflush(stdout);
   }
@@ -217,7 +230,7 @@ void add_run_command(CLI::App& app) {
                   "Write the last compiled run as Chrome trace events to FILE.json (a compute and a communication "
                   "lane per rank; open in Perfetto)");
   cmd->add_option("--dump-ir", o->dump_ir, "The IR after every pipeline step: '-' (rank 0, stdout) or DIR/rank<R>/");
-  cmd->add_option("--json", o->json, "Write a JSON report (check, copies, symmetric_bytes, times, peak_bytes)");
+  cmd->add_option("--json", o->json, "Write a JSON report (rank 0's check, copies, symmetric_bytes, times, peak_bytes; copies_by_rank: every rank's copies)");
   cmd->add_option("--seed", o->seed, "Seed of the input fill (docs/ir.md)");
   cmd->add_option("--inputs", o->inputs,
                   "Read input %x from DIR/x.rank<R>.npy, else DIR/x.npy (a .npy in DIR that no rank reads is "
