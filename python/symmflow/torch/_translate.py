@@ -86,8 +86,8 @@ def _loc(node):
     return node.meta.get("sf_loc", "<unknown location>")
 
 
-def _op_name(target, node):
-    """symmflow's full op name for an OpOverload ("aten::add.Tensor")."""
+def op_name(target):
+    """symmflow's full and short op names for an OpOverload ("aten::add.Tensor", "aten::add")."""
     ns = target.namespace
     sf_ns = _ops.SF_NAMESPACE.get(ns, ns)
     name = target._schema.name.split("::", 1)[1]
@@ -163,7 +163,7 @@ def translate(gm, name, example_inputs, file):
             if not isinstance(n.target, torch._ops.OpOverload):
                 raise _Unsupported(f"{_loc(n)}: {n.target} is not an aten op; symmflow compiles aten, c10d and "
                                    f"symm_mem ops only")
-            full, short = _op_name(n.target, n)
+            full, short = op_name(n.target)
             if full == "aten::_unsafe_view":
                 # matmul's reshape of a fresh result (bmm's, mm's): PyTorch skips alias
                 # tracking because nothing else sees the input. aten::reshape gives the
