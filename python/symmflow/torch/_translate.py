@@ -170,6 +170,12 @@ def translate(gm, name, example_inputs, file):
                 # same values and is a view here (the input is contiguous), where
                 # symmflow's _unsafe_view, planned by its schema, must copy.
                 full = short = "aten::reshape"
+            sizes = []
+            if full == "aten::scalar_tensor":
+                # torch's decompositions make their 0-dim constants with it (threshold_backward's
+                # where): aten::full with no sizes is the same tensor.
+                full = short = "aten::full"
+                sizes = ["[]"]
             if not _C.has_op(full):
                 if _C.has_op(short):
                     full = short
@@ -178,7 +184,7 @@ def translate(gm, name, example_inputs, file):
                                        f"`symmflow ops aten` lists the ones it has")
             schema = n.target._schema
             wrapped = False
-            args = []
+            args = sizes
             for i, a in enumerate(n.args):
                 if i < len(schema.arguments) and isinstance(a, (int, float)) and not isinstance(a, bool) \
                         and str(schema.arguments[i].type) == "Tensor":
