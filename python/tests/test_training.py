@@ -142,5 +142,13 @@ def test_data_parallel_equals_pytorch_distributed_data_parallel(optimizer, momen
     for p, q in zip(model.parameters(), eager_model.parameters()):  # compiled = the same step run eagerly
         torch.testing.assert_close(p.detach(), q.detach(), atol=atol, rtol=1e-5)
     assert dp._fn.programs == 1  # one program serves every step
+    text = dp._fn.sf_text(dp.params, dp.state, *data[0])
+    if bucket_bytes == 0:
+        # one all_reduce per gradient, the first started during backward, before the
+        # first layer's weight gradient (the trace's last matmul) is computed
+        assert text.count("c10d::all_reduce_(") == 6
+        assert text.index("c10d::all_reduce_") < text.rindex("aten::mm(")
+    else:
+        assert text.count("c10d::all_reduce_(") == 1  # the small model's gradients: one bucket
     head = dp.explain(*data[0]).splitlines()[0]
     assert head.endswith(" 0 copies (0 bytes)"), head  # the parameters are updated where they are

@@ -25,7 +25,7 @@ from torch.fx.experimental import proxy_tensor
 from torch.utils import _pytree as pytree
 
 from .. import _C
-from . import _source, _tensors, _translate
+from . import _hoist, _source, _tensors, _translate
 
 _state = {"tracing": False}
 
@@ -181,6 +181,7 @@ class CompiledFunction:
                                f"value of the inputs. Compute both sides with torch.where, or move the "
                                f"decision out of the compiled function.") from None
             raise
+        _hoist.hoist_communication(gm)
         return gm, examples, out_info
 
     def _translate(self, args, kwargs):

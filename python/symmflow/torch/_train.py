@@ -3,10 +3,10 @@ caller's parameters in place, and DataParallel, which compiles a whole step
 (forward, loss, torch.autograd.grad, the gradients' all_reduces, the update) into
 one symmflow program (docs/python.md, "Training").
 
-In the compiled program every gradient's all_reduce depends only on that
-gradient, so the scheduler starts it as soon as backward has produced it and
-overlaps it with the rest of backward (the last layer's gradients are ready
-first). Small gradients are bucketed: flattened into one buffer, all_reduced
+In the compiled program each bucket's all_reduce (and the cat and division
+that prepare it) is moved up to right after backward produced its gradients
+(_hoist.py), and the scheduler overlaps it with the rest of backward (the last
+layer's gradients are ready first). Small gradients are bucketed: flattened into one buffer, all_reduced
 once, split back into views, so a bias does not cost a collective of its own.
 """
 import torch
@@ -35,29 +35,39 @@ def _buckets(grads, bucket_bytes):
     return out
 
 
+def _reduce_bucket(grads, average, world, group):
+    """One bucket's gradients all_reduced (divided by world first when averaging, as
+    DistributedDataParallel): in one all_reduce_ on a flat buffer; returns the
+    reduced gradients, views of that buffer (a gradient alone: itself, contiguous)."""
+    from . import all_reduce_
+    flat = grads[0].contiguous() if len(grads) == 1 else torch.cat([g.reshape(-1) for g in grads])
+    if average:
+        flat = flat / world  # functional: the compiled trace may move it up (_hoist.py)
+    all_reduce_(flat, group=group)
+    if len(grads) == 1:
+        return [flat]
+    out, at = [], 0
+    for g in grads:
+        out.append(flat[at:at + g.numel()].view(g.shape))
+        at += g.numel()
+    return out
+
+
+def _world_of(group, what):
+    from . import _group
+    return _autograd.group_size(_group(group, what))
+
+
 def all_reduce_gradients(grads, average=True, bucket_bytes=DEFAULT_BUCKET_BYTES, group="world"):
     """The gradients summed (or, with average=True, averaged) over the group's ranks,
-    as a list in the order given. Gradients in one bucket (see _buckets) cross in
-    one all_reduce; the returned tensors of a bucket are views of its buffer."""
-    from . import all_reduce_, _group
-    world = _autograd.group_size(_group(group, "all_reduce_gradients"))
+    as a list in the order given, after backward. Gradients in one bucket (see
+    _buckets) cross in one all_reduce; the returned tensors of a bucket are views of
+    its buffer."""
+    world = _world_of(group, "all_reduce_gradients")
     out = [None] * len(grads)
     for bucket in _buckets(list(grads), bucket_bytes):
-        if len(bucket) == 1:
-            flat = grads[bucket[0]].contiguous()
-        else:
-            flat = torch.cat([grads[i].reshape(-1) for i in bucket])
-        if average:
-            flat.div_(world)  # before the sum, as DistributedDataParallel
-        all_reduce_(flat, group=group)
-        if len(bucket) == 1:
-            out[bucket[0]] = flat
-            continue
-        at = 0
-        for i in bucket:
-            n = grads[i].numel()
-            out[i] = flat[at:at + n].view(grads[i].shape)
-            at += n
+        for i, r in zip(bucket, _reduce_bucket([grads[i] for i in bucket], average, world, group)):
+            out[i] = r
     return out
 
 
@@ -129,8 +139,7 @@ class DataParallel:
     def _step(self, params, state, x, y):
         out = functional_call(self.model, dict(zip(self.names, params)), (x,))
         loss = self.loss_fn(out, y)
-        grads = torch.autograd.grad(loss, params)
-        grads = all_reduce_gradients(grads, True, self.bucket_bytes, self.group)
+        grads = all_reduce_gradients(torch.autograd.grad(loss, params), True, self.bucket_bytes, self.group)
         if self.optimizer == "adam":
             n = len(params)
             adam_(params, grads, state[0:2 * n:2], state[1:2 * n:2], state[-1], self.lr, self.betas, self.eps)
