@@ -9,9 +9,9 @@ last first, so a gradient's all_reduce, whose preparation (the bucket's cat, the
 division by the world size) was set up before the forward ran, is traced after
 the whole of backward. Moved up, it starts while the rest of backward computes.
 
-Only functional ops move, and only across nodes that write nothing (no in-place
-or out= op, no other communication): no read sees another value, and the ranks
-keep issuing their collectives in one order.
+Only functional ops move, and only across nodes that write nothing and do not
+communicate (no in-place or out= op, no other start, no wait): no read sees
+another value, and the ranks keep issuing their communication in one order.
 """
 import torch
 
@@ -26,13 +26,16 @@ def _writes(n):
     return any(a.alias_info is not None and a.alias_info.is_write for a in n.target._schema.arguments)
 
 
+def _communicates(n):
+    return _schema_op(n) and n.target.namespace in ("symmflow", "symm_mem")
+
+
 def _is_start(n):
-    return _schema_op(n) and n.target.namespace in ("symmflow", "symm_mem") and \
-        n.target._schema.name.split("::")[1] != "wait_tensor"
+    return _communicates(n) and n.target._schema.name.split("::")[1] != "wait_tensor"
 
 
 def _movable(n):
-    if n.op != "call_function" or _is_start(n) or _writes(n):
+    if n.op != "call_function" or _communicates(n) or _writes(n):
         return False
     return _schema_op(n) or getattr(n.target, "__name__", "") == "getitem"
 
@@ -45,7 +48,9 @@ def hoist_communication(gm):
     """Reorders gm.graph in place; returns whether anything moved."""
     nodes = list(gm.graph.nodes)
     pos = {n: i for i, n in enumerate(nodes)}
-    barriers = [i for i, n in enumerate(nodes) if _writes(n) or _is_start(n)]  # positions, ascending
+    # A wait is a barrier too: what a receive wrote is read through the buffer it
+    # received into, not through the wait's result, so no data edge orders them.
+    barriers = [i for i, n in enumerate(nodes) if _writes(n) or _communicates(n)]  # positions, ascending
     starts = [n for n in nodes if _is_start(n)]
     placed, order = set(), []
     chains = {}
