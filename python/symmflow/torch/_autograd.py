@@ -50,13 +50,18 @@ class AllReduce(torch.autograd.Function):
         return _all_reduce(g, _grad_reduce_op(ctx.op, "all_reduce"), ctx.group), None, None
 
 
+def _in_place(ctx, collective, t, arg, group):
+    """The forward of an in-place collective: t written, and marked so for autograd."""
+    collective(t, arg, group)
+    ctx.mark_dirty(t)
+    return t
+
+
 class AllReduceInPlace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, t, op, group):
         ctx.op, ctx.group = op, group
-        _c10d.all_reduce_(t, op, group)
-        ctx.mark_dirty(t)
-        return t
+        return _in_place(ctx, _c10d.all_reduce_, t, op, group)
 
     @staticmethod
     def backward(ctx, g):
@@ -116,9 +121,7 @@ class BroadcastInPlace(torch.autograd.Function):
     @staticmethod
     def forward(ctx, t, src, group):
         ctx.src, ctx.group = src, group
-        _c10d.broadcast_(t, src, group)
-        ctx.mark_dirty(t)
-        return t
+        return _in_place(ctx, _c10d.broadcast_, t, src, group)
 
     @staticmethod
     def backward(ctx, g):
