@@ -13,6 +13,11 @@ the aten graph with symmflow's whole pipeline, replay it on the caller's tensors
 - The trace runs the function once on clones of the inputs (make_fx "real"
   mode, so captured tensors become inputs too and communication runs as in
   eager); the caller's tensors are not touched by it.
+- Training steps trace too: tensors that require grad (parameters) stay so in
+  the trace, `torch.autograd.grad` records the backward (communication included,
+  _autograd.py), backward ops symmflow lacks are traced as torch's
+  decompositions, and collectives move up to right after what they need
+  (_hoist.py), so the scheduler overlaps them with the rest of backward.
 - Replay: every tensor crosses by DLPack, nothing is copied at the boundary;
   inputs the program writes are written in place, as eagerly.
 """

@@ -16,6 +16,8 @@ schemas are symmflow's. The translation only spells it in .sf (docs/ir.md):
   one, as PyTorch's type promotion treats it;
 - ``aten._unsafe_view`` (matmul's reshape of a fresh product) is written
   ``aten::reshape``: the same values, and a view instead of a copy;
+- ``aten.scalar_tensor`` (the 0-dim constants of torch's decompositions) is
+  written ``aten::full([], value)``;
 - device / layout / pin_memory arguments are dropped (CPU only); anything else
   symmflow's schema lacks is an error naming the op and the user's line.
 
