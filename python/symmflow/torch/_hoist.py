@@ -56,12 +56,14 @@ def hoist_communication(gm):
     chains = {}
 
     def chain(c):
-        """(functional ancestors to move with c, in program order; the others it needs)."""
+        """(functional ancestors to move with c, in program order; the others it needs),
+        asked first when c is the next barrier: the walk stops at placed nodes, so it
+        covers only what lies between here and c."""
         if c not in chains:
             seen, move, need, stack = set(), [], [], list(_inputs(c))
             while stack:
                 a = stack.pop()
-                if a in seen:
+                if a in seen or a in placed:
                     continue
                 seen.add(a)
                 if _movable(a):
@@ -91,9 +93,11 @@ def hoist_communication(gm):
             if c in placed:
                 k += 1
                 continue
-            move, need = chain(c)
             # Every barrier before c is placed (c is the next one), and what c needs is.
-            if b >= len(barriers) or barriers[b] != pos[c] or not all(a in placed for a in need):
+            if b >= len(barriers) or barriers[b] != pos[c]:
+                break
+            move, need = chain(c)
+            if not all(a in placed for a in need):
                 break
             for a in move:
                 if a not in placed:
