@@ -68,3 +68,19 @@ def check_three_ways(fast, fn, args, reference=None, atol=1e-5, rtol=1e-5):
         assert s.dtype == c.dtype and s.shape == c.shape
         assert bitwise_equal(s, c), "compiled differs bitwise from symmflow's eager run of the exported .sf"
     return compiled
+
+
+def torch_distributed():
+    """torch.distributed's gloo group over this job's ranks (once per process): the
+    reference that PyTorch's own DistributedDataParallel runs on. The ranks meet in
+    a FileStore named after their launcher's pid (their common parent)."""
+    import datetime
+    import os
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+        tmp = os.environ.get("SF_PY_TEST_TMP", "/tmp")
+        store = os.path.join(tmp, f"gloo_store.{os.getppid()}.w{sft.world_size()}")
+        dist.init_process_group("gloo", init_method="file://" + store, rank=sft.rank(),
+                                world_size=sft.world_size(), timeout=datetime.timedelta(seconds=60))
+    return dist

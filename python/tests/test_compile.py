@@ -152,3 +152,28 @@ def test_numpy_arrays_are_compiled_arguments_written_in_place():
     out = sft.compile(f)(a)
     assert np.array_equal(a, np.arange(6, dtype=np.float32) * 2)  # the caller's array, written
     assert torch.equal(out, torch.from_numpy(a) + 1)
+
+
+def reduce_after_a_write_through_another_view(y, w):
+    v = y.view(-1)
+    h = w @ w  # compute the collective does not need: it moves up past it
+    y.add_(1)  # ... but not past this write of what it reads (through v)
+    return sft.all_reduce(v * 3), h
+
+
+def test_collectives_move_up_past_compute_but_not_past_writes(world):
+    y, w = randn(2, 3, seed=5), randn(4, 4, seed=6)
+    fast = sft.compile(reduce_after_a_write_through_another_view)
+    ye, yc = y.clone(), y.clone()
+    r, _ = fast(yc, w)
+    torch.testing.assert_close(r, (y.reshape(-1) + 1) * 3 * world)
+    torch.testing.assert_close(yc, ye + 1)
+    text = fast.sf_text(y.clone(), w)
+    assert text.index("aten::add_") < text.index("c10d::all_reduce(")
+
+    def reduce_first(x, w):
+        h = w @ w
+        return sft.all_reduce(x * 3), h
+
+    text = sft.compile(reduce_first).sf_text(y, w)
+    assert text.index("c10d::all_reduce(") < text.index("aten::mm")  # started before the unrelated matmul

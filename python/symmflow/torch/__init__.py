@@ -17,16 +17,18 @@ import os
 import torch
 
 from .. import _C
-from . import _compile, _ops, _source, _tensors
+from . import _autograd, _compile, _ops, _source, _tensors, _train
 
 Error = _C.Error
 _ops.register()
 
 __all__ = ["init", "rank", "world_size", "empty", "is_symmetric", "all_reduce_", "all_reduce", "all_gather",
            "reduce_scatter", "all_to_all", "broadcast_", "P2POp", "Work", "batch_isend_irecv", "isend", "irecv",
-           "compile", "export", "Error", "CompiledFunction"]
+           "send", "recv", "all_reduce_gradients", "sgd_", "adam_", "DataParallel", "compile", "export", "Error", "CompiledFunction"]
 
 CompiledFunction = _compile.CompiledFunction
+all_reduce_gradients, sgd_, adam_, DataParallel = (_train.all_reduce_gradients, _train.sgd_, _train.adam_,
+                                                   _train.DataParallel)
 
 
 def init():
@@ -88,40 +90,80 @@ def is_symmetric(t):
 _c10d = torch.ops.symmflow
 
 
+def _differentiable(t):
+    """Whether a call records its backward (autograd.py's Functions): only then, so a
+    call without gradients traces exactly the ops it always did."""
+    return t.requires_grad and torch.is_grad_enabled()
+
+
 def all_reduce_(t, op="sum", group="world"):
     """t := the reduction of every rank's t, in place. Returns t."""
-    return _c10d.all_reduce_(_tensor(t, "all_reduce_"), op, _group(group, "all_reduce_"))
+    t, g = _tensor(t, "all_reduce_"), _group(group, "all_reduce_")
+    if _differentiable(t):
+        return _autograd.AllReduceInPlace.apply(t, op, g)
+    return _c10d.all_reduce_(t, op, g)
 
 
 def all_reduce(t, op="sum", group="world"):
     """A new tensor: the reduction of every rank's t."""
-    return _c10d.wait_tensor(_c10d.all_reduce(_tensor(t, "all_reduce"), op, _group(group, "all_reduce")))
+    t, g = _tensor(t, "all_reduce"), _group(group, "all_reduce")
+    if _differentiable(t):
+        return _autograd.AllReduce.apply(t, op, g)
+    return _c10d.wait_tensor(_c10d.all_reduce(t, op, g))
 
 
 def all_gather(t, group="world"):
     """The ranks' tensors concatenated on dim 0."""
-    g = _group(group, "all_gather")
-    return _c10d.wait_tensor(_c10d.all_gather_into_tensor(_tensor(t, "all_gather"), _group_size(g), g))
+    t, g = _tensor(t, "all_gather"), _group(group, "all_gather")
+    if _differentiable(t):
+        return _autograd.AllGather.apply(t, g)
+    return _c10d.wait_tensor(_c10d.all_gather_into_tensor(t, _autograd.group_size(g), g))
 
 
 def reduce_scatter(t, op="sum", group="world"):
     """Reduced over ranks, then split on dim 0: this rank's part."""
-    g = _group(group, "reduce_scatter")
-    return _c10d.wait_tensor(_c10d.reduce_scatter_tensor(_tensor(t, "reduce_scatter"), op, _group_size(g), g))
+    t, g = _tensor(t, "reduce_scatter"), _group(group, "reduce_scatter")
+    if _differentiable(t):
+        return _autograd.ReduceScatter.apply(t, op, g)
+    return _c10d.wait_tensor(_c10d.reduce_scatter_tensor(t, op, _autograd.group_size(g), g))
 
 
 def all_to_all(t, group="world"):
     """Dim 0 split in world equal parts; part r goes to rank r; the parts received, in rank order."""
-    return _c10d.wait_tensor(_c10d.all_to_all_single(_tensor(t, "all_to_all"), [], [], _group(group, "all_to_all")))
+    t, g = _tensor(t, "all_to_all"), _group(group, "all_to_all")
+    if _differentiable(t):
+        return _autograd.AllToAll.apply(t, g)
+    return _c10d.wait_tensor(_c10d.all_to_all_single(t, [], [], g))
 
 
 def broadcast_(t, src=0, group="world"):
     """t := rank src's t, in place. Returns t."""
-    return _c10d.broadcast_(_tensor(t, "broadcast_"), int(src), _group(group, "broadcast_"))
+    t, g = _tensor(t, "broadcast_"), _group(group, "broadcast_")
+    if _differentiable(t):
+        return _autograd.BroadcastInPlace.apply(t, int(src), g)
+    return _c10d.broadcast_(t, int(src), g)
 
 
-def _group_size(group):
-    return _C.world_size() if group == "world" else _C.group_size(group)
+def send(t, dst, group="world", tag=0):
+    """Sends t to rank dst and waits. Returns a 0-dim zero, the send's token: when t
+    requires grad, differentiating the token (or a loss it was added to) receives
+    the gradient of what was sent from dst (its sft.recv's backward)."""
+    t, g = _tensor(t, "send"), _group(group, "send")
+    if _differentiable(t):
+        return _autograd.Send.apply(t, int(dst), int(tag), g)
+    _autograd._send(t, int(dst), int(tag), g)
+    return torch.zeros((), dtype=t.dtype)
+
+
+def recv(buf, src, group="world", tag=0):
+    """A new tensor shaped like buf: what rank src sent (buf is not written). When buf
+    requires grad, the result's backward sends its gradient back to src; list buf
+    among torch.autograd.grad's inputs (its gradient is zero), or use
+    loss.backward(), so that autograd runs that backward."""
+    buf, g = _tensor(buf, "recv"), _group(group, "recv")
+    if _differentiable(buf):
+        return _autograd.Recv.apply(buf, int(src), int(tag), g)
+    return _autograd._recv(buf.shape, buf.dtype, int(src), int(tag), g)
 
 
 class P2POp:

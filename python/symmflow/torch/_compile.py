@@ -13,6 +13,11 @@ the aten graph with symmflow's whole pipeline, replay it on the caller's tensors
 - The trace runs the function once on clones of the inputs (make_fx "real"
   mode, so captured tensors become inputs too and communication runs as in
   eager); the caller's tensors are not touched by it.
+- Training steps trace too: tensors that require grad (parameters) stay so in
+  the trace, `torch.autograd.grad` records the backward (communication included,
+  _autograd.py), backward ops symmflow lacks are traced as torch's
+  decompositions, and collectives move up to right after what they need
+  (_hoist.py), so the scheduler overlaps them with the rest of backward.
 - Replay: every tensor crosses by DLPack, nothing is copied at the boundary;
   inputs the program writes are written in place, as eagerly.
 """
@@ -25,7 +30,7 @@ from torch.fx.experimental import proxy_tensor
 from torch.utils import _pytree as pytree
 
 from .. import _C
-from . import _source, _tensors, _translate
+from . import _hoist, _source, _tensors, _translate
 
 _state = {"tracing": False}
 
@@ -58,7 +63,25 @@ def _recording_locations():
 def _clone(t):
     c = torch.empty_strided(t.shape, t.stride(), dtype=t.dtype)
     c.copy_(t.detach())
-    return c
+    # A parameter stays one: torch.autograd.grad inside the function differentiates it.
+    return c.requires_grad_(t.requires_grad)
+
+
+_decompositions = {}
+
+
+def _backward_decompositions():
+    """The backward aten ops a training step's trace emits (threshold_backward,
+    gelu_backward, native_layer_norm_backward, ...) that symmflow's library lacks,
+    mapped to torch's own decompositions of them (torch._decomp): make_fx records
+    the ops they are made of instead. An op symmflow has is kept as it is."""
+    if not _decompositions:
+        from torch._decomp import decomposition_table
+        for op, fn in decomposition_table.items():
+            full, short = _translate.op_name(op)
+            if short.endswith(("_backward", "_backward_data")) and not _C.has_op(full) and not _C.has_op(short):
+                _decompositions[op] = fn
+    return _decompositions
 
 
 def _arg_key(a):
@@ -67,7 +90,7 @@ def _arg_key(a):
         if a.device.type != "cpu":
             _tensors.check_cpu(a, "compiled function argument")
         sym = a.numel() > 0 and _C.is_symmetric_address(a.data_ptr())
-        return ("T", a.shape, a.stride(), a.dtype, sym, a.storage_offset() if sym else 0)
+        return ("T", a.shape, a.stride(), a.dtype, sym, a.storage_offset() if sym else 0, a.requires_grad)
     if isinstance(a, (int, float, bool, str, type(None))):
         return ("C", type(a).__name__, a)
     raise TypeError(f"compiled function argument of type {type(a).__name__}: pass tensors, numbers, strings or "
@@ -153,7 +176,8 @@ class CompiledFunction:
 
         try:
             with _recording_locations():
-                gm = proxy_tensor.make_fx(traced, tracing_mode="real")(*examples)
+                gm = proxy_tensor.make_fx(traced, decomposition_table=_backward_decompositions(),
+                                         tracing_mode="real")(*examples)
         except RuntimeError as e:
             if "get value out of a tracing tensor" in str(e) or "data-dependent" in str(e):
                 where = _source.where(_source.user_frame(traceback.extract_tb(e.__traceback__)))
@@ -162,6 +186,7 @@ class CompiledFunction:
                                f"value of the inputs. Compute both sides with torch.where, or move the "
                                f"decision out of the compiled function.") from None
             raise
+        _hoist.hoist_communication(gm)
         return gm, examples, out_info
 
     def _translate(self, args, kwargs):

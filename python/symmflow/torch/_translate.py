@@ -16,6 +16,8 @@ schemas are symmflow's. The translation only spells it in .sf (docs/ir.md):
   one, as PyTorch's type promotion treats it;
 - ``aten._unsafe_view`` (matmul's reshape of a fresh product) is written
   ``aten::reshape``: the same values, and a view instead of a copy;
+- ``aten.scalar_tensor`` (the 0-dim constants of torch's decompositions) is
+  written ``aten::full([], value)``;
 - device / layout / pin_memory arguments are dropped (CPU only); anything else
   symmflow's schema lacks is an error naming the op and the user's line.
 
@@ -86,8 +88,8 @@ def _loc(node):
     return node.meta.get("sf_loc", "<unknown location>")
 
 
-def _op_name(target, node):
-    """symmflow's full op name for an OpOverload ("aten::add.Tensor")."""
+def op_name(target):
+    """symmflow's full and short op names for an OpOverload ("aten::add.Tensor", "aten::add")."""
     ns = target.namespace
     sf_ns = _ops.SF_NAMESPACE.get(ns, ns)
     name = target._schema.name.split("::", 1)[1]
@@ -163,13 +165,19 @@ def translate(gm, name, example_inputs, file):
             if not isinstance(n.target, torch._ops.OpOverload):
                 raise _Unsupported(f"{_loc(n)}: {n.target} is not an aten op; symmflow compiles aten, c10d and "
                                    f"symm_mem ops only")
-            full, short = _op_name(n.target, n)
+            full, short = op_name(n.target)
             if full == "aten::_unsafe_view":
                 # matmul's reshape of a fresh result (bmm's, mm's): PyTorch skips alias
                 # tracking because nothing else sees the input. aten::reshape gives the
                 # same values and is a view here (the input is contiguous), where
                 # symmflow's _unsafe_view, planned by its schema, must copy.
                 full = short = "aten::reshape"
+            sizes = []
+            if full == "aten::scalar_tensor":
+                # torch's decompositions make their 0-dim constants with it (threshold_backward's
+                # where): aten::full with no sizes is the same tensor.
+                full = short = "aten::full"
+                sizes = ["[]"]
             if not _C.has_op(full):
                 if _C.has_op(short):
                     full = short
@@ -178,7 +186,7 @@ def translate(gm, name, example_inputs, file):
                                        f"`symmflow ops aten` lists the ones it has")
             schema = n.target._schema
             wrapped = False
-            args = []
+            args = sizes
             for i, a in enumerate(n.args):
                 if i < len(schema.arguments) and isinstance(a, (int, float)) and not isinstance(a, bool) \
                         and str(schema.arguments[i].type) == "Tensor":

@@ -35,6 +35,15 @@ bool same_values(const Value* a, const Value* b) {
 
 bool is_view_node(const Node& n) { return n.has_output_alias(); }
 
+// A broadcast view (a dim of size > 1 with stride 0: autograd's expand of a
+// loss's gradient) holds several elements at one address: an op cannot write it.
+bool repeats_elements(const Value* v) {
+  const auto& t = v->type();
+  for (size_t d = 0; d < t.sizes.size() && d < t.strides.size(); ++d)
+    if (t.sizes[d] > 1 && t.strides[d] == 0) return true;
+  return false;
+}
+
 // The last reads of a storage class, newest first: three distinct readers are
 // enough to answer "is it read after n, not counting n and one scatter".
 struct LastReads {
@@ -373,6 +382,7 @@ class Reinplacer {
 
   bool try_twin(Node* n, Operator& twin) {
     Value* target = n->arg(0).value;
+    if (repeats_elements(target)) return false;
     // Rule 9: a returned result is not written into symmetric memory. In place,
     // it would live in the arena and every run would copy it out to the caller;
     // functional, its kernel writes the caller's fresh output directly.

@@ -1,0 +1,156 @@
+"""Training steps: gradients all_reduced in buckets, optimizers that update the
+caller's parameters in place, and DataParallel, which compiles a whole step
+(forward, loss, torch.autograd.grad, the gradients' all_reduces, the update) into
+one symmflow program (docs/python.md, "Training").
+
+In the compiled program each bucket's all_reduce (and the cat and division
+that prepare it) is moved up to right after backward produced its gradients
+(_hoist.py), and the scheduler overlaps it with the rest of backward (the last
+layer's gradients are ready first). Small gradients are bucketed: flattened into one buffer, all_reduced
+once, split back into views, so a bias does not cost a collective of its own.
+"""
+import torch
+from torch.nn.utils.stateless import functional_call
+
+from . import _autograd, _compile
+
+DEFAULT_BUCKET_BYTES = 1 << 18
+
+
+def _buckets(grads, bucket_bytes):
+    """Indices of grads in backward order (the last parameter's first, as backward
+    produces them), grouped: consecutive gradients of one dtype whose bytes add up
+    to at most bucket_bytes share a bucket; a bigger one is a bucket by itself."""
+    out, cur, size = [], [], 0
+    for i in reversed(range(len(grads))):
+        g = grads[i]
+        nbytes = g.numel() * g.element_size()
+        if cur and (size + nbytes > bucket_bytes or g.dtype != grads[cur[0]].dtype):
+            out.append(cur)
+            cur, size = [], 0
+        cur.append(i)
+        size += nbytes
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _reduce_bucket(grads, average, world, group):
+    """One bucket's gradients all_reduced (divided by world first when averaging, as
+    DistributedDataParallel): in one all_reduce_ on a flat buffer; returns the
+    reduced gradients, views of that buffer (a gradient alone: itself, contiguous)."""
+    from . import all_reduce_
+    flat = grads[0].contiguous() if len(grads) == 1 else torch.cat([g.reshape(-1) for g in grads])
+    if average:
+        flat = flat / world  # functional: the compiled trace may move it up (_hoist.py)
+    all_reduce_(flat, group=group)
+    if len(grads) == 1:
+        return [flat]
+    out, at = [], 0
+    for g in grads:
+        out.append(flat[at:at + g.numel()].view(g.shape))
+        at += g.numel()
+    return out
+
+
+def _world_of(group, what):
+    from . import _group
+    return _autograd.group_size(_group(group, what))
+
+
+def all_reduce_gradients(grads, average=True, bucket_bytes=DEFAULT_BUCKET_BYTES, group="world"):
+    """The gradients summed (or, with average=True, averaged) over the group's ranks,
+    as a list in the order given, after backward. Gradients in one bucket (see
+    _buckets) cross in one all_reduce; the returned tensors of a bucket are views of
+    its buffer."""
+    world = _world_of(group, "all_reduce_gradients")
+    out = [None] * len(grads)
+    for bucket in _buckets(list(grads), bucket_bytes):
+        for i, r in zip(bucket, _reduce_bucket([grads[i] for i in bucket], average, world, group)):
+            out[i] = r
+    return out
+
+
+@torch.no_grad()
+def sgd_(params, grads, lr, momentum=0.0, momentum_buffers=None):
+    """torch.optim.SGD's update (no weight decay, no dampening, not Nesterov), in
+    place on params (and on momentum_buffers, zeros before the first step)."""
+    if momentum:
+        if momentum_buffers is None or len(momentum_buffers) != len(params):
+            raise ValueError("sgd_: momentum needs one momentum buffer per parameter")
+        for b, g in zip(momentum_buffers, grads):
+            b.mul_(momentum).add_(g)
+        grads = momentum_buffers
+    for p, g in zip(params, grads):
+        p.add_(g, alpha=-lr)
+
+
+@torch.no_grad()
+def adam_(params, grads, exp_avgs, exp_avg_sqs, step, lr=1e-3, betas=(0.9, 0.999), eps=1e-8):
+    """torch.optim.Adam's update (no weight decay, not amsgrad), in place on params
+    and on its state: exp_avgs and exp_avg_sqs (zeros before the first step) and
+    step, a 0-dim float tensor counting the steps taken (a tensor, so that one
+    compiled program serves every step)."""
+    beta1, beta2 = betas
+    step.add_(1)
+    bias1 = 1 - torch.pow(beta1, step)
+    bias2_sqrt = torch.sqrt(1 - torch.pow(beta2, step))
+    for p, g, m, v in zip(params, grads, exp_avgs, exp_avg_sqs):
+        m.mul_(beta1).add_(g, alpha=1 - beta1)
+        v.mul_(beta2).add_(g * g * (1 - beta2))
+        p.sub_(m * (lr / bias1) / (v.sqrt() / bias2_sqrt + eps))
+
+
+class DataParallel:
+    """The model replicated on every rank, trained on each rank's part of the batch:
+
+        dp = sft.DataParallel(model, F.mse_loss, lr=0.05)   # or optimizer="adam"
+        loss = dp.step(x, y)        # this rank's loss; model's parameters updated in place
+
+    step runs forward, loss_fn(model(x), y), torch.autograd.grad, the gradients'
+    all_reduce (averaged, bucketed: all_reduce_gradients) and the optimizer's update
+    of model's own parameter tensors, compiled by symmflow into one program
+    (compile=False runs the same step eagerly). The parameters are broadcast from
+    rank 0 first, as DistributedDataParallel does."""
+
+    def __init__(self, model, loss_fn, lr, optimizer="sgd", momentum=0.0, betas=(0.9, 0.999), eps=1e-8,
+                 bucket_bytes=DEFAULT_BUCKET_BYTES, group="world", compile=True, **compile_options):
+        from . import broadcast_
+        if optimizer not in ("sgd", "adam"):
+            raise ValueError(f"DataParallel: optimizer must be \"sgd\" or \"adam\", got {optimizer!r}")
+        self.model, self.loss_fn, self.lr, self.optimizer = model, loss_fn, lr, optimizer
+        self.momentum, self.betas, self.eps = momentum, betas, eps
+        self.bucket_bytes, self.group = bucket_bytes, group
+        named = list(model.named_parameters())
+        self.names = [n for n, _ in named]
+        self.params = [p for _, p in named]
+        with torch.no_grad():
+            for p in self.params:
+                broadcast_(p, 0, group)
+        if optimizer == "adam":
+            self.state = [torch.zeros_like(p) for p in self.params for _ in (0, 1)] + [torch.zeros(())]
+        elif momentum:
+            self.state = [torch.zeros_like(p) for p in self.params]
+        else:
+            self.state = []
+        self._fn = _compile.CompiledFunction(self._step, name="data_parallel_step", **compile_options) \
+            if compile else self._step
+
+    def _step(self, params, state, x, y):
+        out = functional_call(self.model, dict(zip(self.names, params)), (x,))
+        loss = self.loss_fn(out, y)
+        grads = all_reduce_gradients(torch.autograd.grad(loss, params), True, self.bucket_bytes, self.group)
+        if self.optimizer == "adam":
+            n = len(params)
+            adam_(params, grads, state[0:2 * n:2], state[1:2 * n:2], state[-1], self.lr, self.betas, self.eps)
+        else:
+            sgd_(params, grads, self.lr, self.momentum, state)
+        return loss.detach()
+
+    def step(self, x, y):
+        """One training step on this rank's (x, y); returns this rank's loss."""
+        return self._fn(self.params, self.state, x, y)
+
+    def explain(self, x, y):
+        """The compiled step's explain (what `symmflow run --explain` prints)."""
+        return self._fn.explain(self.params, self.state, x, y)
