@@ -7,7 +7,7 @@
 // quadratic when a replace_uses scanned the whole graph). Targets (issue 17):
 // 100k nodes with an all_reduce every 50 ops in under 2 s; 100k/10k time <= 15.
 //
-//   build/dev/symmflow launch --nproc 1 -- build/dev/bench/sf_compile_time \
+//   build/dev/symmflow launch --nproc 1 -- build/dev/bench/sf_compile_time
 //       [--sizes 1000,10000,100000] [--trials 3] [--all-reduce-every 50] [--verify]
 //
 // Under `symmflow launch` the load phase (CompiledProgram: arenas, the

@@ -193,7 +193,13 @@ TEST(C10dOpsLongRun, TenThousandMixedCollectivesKeepMemoryFlat) {
     const long rss1 = anon_rss_kib();
     SF_CHECK(g.heap().bytes_in_use() == heap0, "heap use grew from {} to {} bytes", heap0, g.heap().bytes_in_use());
     SF_CHECK(g.heap().high_water() == high0, "heap high water grew from {} to {}", high0, g.heap().high_water());
+    // Not under ASan: its quarantine holds freed memory instead of reusing it
+    // (RSS grows by design); LeakSanitizer checks for leaks there instead.
+#if !defined(__SANITIZE_ADDRESS__)
     SF_CHECK(rss0 > 0 && rss1 - rss0 < 128, "anonymous memory grew by {} KiB over 10k collectives", rss1 - rss0);
+#else
+    (void)rss0, (void)rss1;
+#endif
     SF_CHECK(ops::pending_work_count() == 0, "pending works left");
     return 0;
   });

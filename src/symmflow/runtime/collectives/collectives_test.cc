@@ -568,7 +568,7 @@ TEST(Coll, TenThousandMixedCallsKeepMemoryFlat) {
     fill(big, [](int64_t) { return 0.0; });
     fill(reg, [](int64_t) { return 0.0; });
     size_t in_use = 0, high = 0;
-    long rss = 0;
+    [[maybe_unused]] long rss = 0;
     for (int i = 0; i < 10000; ++i) {
       switch (i % 6) {
         case 0: all_reduce_(g, a, ReduceOp::sum); break;
@@ -587,14 +587,12 @@ TEST(Coll, TenThousandMixedCallsKeepMemoryFlat) {
     SF_CHECK(g.heap().bytes_in_use() == in_use && g.heap().high_water() == high,
              "heap grew: in use {} -> {}, high water {} -> {}", in_use, g.heap().bytes_in_use(), high,
              g.heap().high_water());
-    // A leak of 8 bytes per call would be ~16 pages. ASan's allocator and
-    // shadow memory move by a few dozen pages on their own.
-#if defined(__SANITIZE_ADDRESS__)
-    const long slack = 64;
-#else
-    const long slack = 16;
+    // A leak of 8 bytes per call would be ~16 pages. Under ASan, freed memory
+    // waits in its quarantine instead of being reused, so RSS grows by design
+    // (~250 pages here); LeakSanitizer checks for leaks there instead.
+#if !defined(__SANITIZE_ADDRESS__)
+    SF_CHECK(rss_pages() <= rss + 16, "RSS grew from {} to {} pages", rss, rss_pages());
 #endif
-    SF_CHECK(rss_pages() <= rss + slack, "RSS grew from {} to {} pages", rss, rss_pages());
     return 0;
   });
   SF_EXPECT_JOB_OK(r);

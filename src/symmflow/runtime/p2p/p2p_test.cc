@@ -733,7 +733,11 @@ TEST(P2P, TenThousandPingPongsKeepHeapAndRssFlat) {
                 g.heap().bytes_in_use(), rss0, rss_mid, rss1);
     SF_CHECK(g.heap().bytes_in_use() == heap0, "heap grew");
     // 8000 round trips: a leak of 8 B per round trip would show as 64 KiB.
+    // Not under ASan: its quarantine holds freed memory instead of reusing it
+    // (RSS grows by design); LeakSanitizer checks for leaks there instead.
+#if !defined(__SANITIZE_ADDRESS__)
     SF_CHECK(rss1 - rss0 < 64, "RSS (anon + shmem) grew: {} -> {} -> {} KiB", rss0, rss_mid, rss1);
+#endif
     g.barrier();
     return 0;
   });
