@@ -13,6 +13,7 @@
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/loops.h"
 #include "symmflow/kernels/pointwise_functors.h"
+#include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/type_promotion.h"
 
 namespace symmflow::kernels::pointwise_detail {
@@ -56,9 +57,10 @@ template <typename T> struct BcastIn {
 
 // out[i] = f(in[i]...) for i < n. Fixed-size blocks with `ivdep` let gcc vectorize at
 // -O2: the output may be one of the inputs (in place), never a shifted copy of one
-// (prepare_input copies those), so there is no loop-carried dependence.
+// (prepare_input copies those), so there is no loop-carried dependence. run_dense
+// runs it in AVX2 where the CPU has it (simd.h; the same bits).
 template <typename Out, typename F, typename... R>
-inline void run_dense(Out* o, int64_t n, const F& f_ref, R... r) {
+inline void run_dense_loop(Out* o, int64_t n, const F& f_ref, R... r) {
   // A local copy: a value the function captured (add's alpha) would otherwise be
   // read through a pointer that the float stores may alias, and reloaded after
   // each one, which keeps gcc from vectorizing.
@@ -70,6 +72,11 @@ inline void run_dense(Out* o, int64_t n, const F& f_ref, R... r) {
     for (int64_t i = j; i < j + kBlock; ++i) o[i] = from_compute<Out>(f(r[i]...));
   }
   for (int64_t i = m; i < n; ++i) o[i] = from_compute<Out>(f(r[i]...));
+}
+
+template <typename Out, typename F, typename... R>
+inline void run_dense(Out* o, int64_t n, const F& f, R... r) {
+  simd::run([&] { run_dense_loop(o, n, f, r...); });
 }
 
 template <typename T> inline compute_t<T> load(const char* p) {

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/lane_extreme.h"
 #include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/views.h"
 
@@ -199,39 +200,6 @@ bool replaces(C v, C best) {
     if (std::isnan(v)) return true;
   }
   return kMax ? v > best : v < best;
-}
-
-// The extreme of x[0..n) in 16 lanes (vectorized), when that is the ordered
-// result: not when a NaN occurs (the first NaN wins) or the extreme is a zero (the
-// first of -0.0 and 0.0 wins); then false, and the caller runs the ordered loop.
-template <bool kMax, typename C>
-bool lane_extreme(const C* x, int64_t n, C& out) {
-  constexpr int kLanes = 16;
-  if (n < kLanes) return false;
-  // bad[j] accumulates v - v: 0 for finite v, NaN for NaN (and for +-inf, which
-  // then takes the ordered loop too). Float arithmetic only, so gcc vectorizes.
-  C m[kLanes], bad[kLanes];
-  for (int j = 0; j < kLanes; ++j) m[j] = x[j], bad[j] = x[j] - x[j];
-  int64_t i = kLanes;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const C v = x[i + j];
-      bad[j] += v - v;
-      m[j] = (kMax ? v > m[j] : v < m[j]) ? v : m[j];
-    }
-  for (; i < n; ++i) {
-    bad[0] += x[i] - x[i];
-    m[0] = (kMax ? x[i] > m[0] : x[i] < m[0]) ? x[i] : m[0];
-  }
-  C r = m[0];
-  bool any_bad = bad[0] != C(0);
-  for (int j = 1; j < kLanes; ++j) {
-    any_bad |= bad[j] != C(0);
-    r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
-  }
-  if (any_bad || r == C(0)) return false;
-  out = r;
-  return true;
 }
 
 template <typename T, bool kMax>
