@@ -2,12 +2,16 @@
 // share one logical shape (one base pointer and byte strides per operand, stride
 // 0 = broadcast), plus the broadcast strides that feed it. Dimensions contiguous
 // for every operand are collapsed, so the dense case is one long inner run and the
-// compiler can vectorize `fn`.
+// compiler can vectorize `fn`. for_each_run_tiled visits transposed operands
+// tile by tile (elementwise work only: the run order changes).
 //
 //   for_each_run<2>(shape, {out_ptr, in_ptr}, {out_strides, in_strides},
 //                   [](char** p, const int64_t* s, int64_t n) { ... n elements ... });
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 #include <vector>
 
@@ -22,5 +26,57 @@ using symmflow::for_each_run;
 
 // Byte strides of `t` viewed at `shape` (broadcast dims get stride 0).
 std::vector<int64_t> broadcast_byte_strides(const Tensor& t, std::span<const int64_t> shape);
+
+// Whether some operand of the coalesced loop is transposed in its two innermost
+// dims: it steps farther along the inner dim than along the outer one (x.t()
+// read into a row-major result).
+template <size_t N>
+bool inner_transposed(const StridedLoop<N>& loop) {
+  const size_t d = loop.sizes.size();
+  if (d < 2) return false;
+  for (size_t k = 0; k < N; ++k) {
+    const int64_t inner = loop.strides[k][d - 1], outer = loop.strides[k][d - 2];
+    if (inner != 0 && outer != 0 && std::abs(outer) < std::abs(inner)) return true;
+  }
+  return false;
+}
+
+// for_each_run for elementwise work, where the order of the runs does not matter:
+// when an operand is transposed (inner_transposed), the two innermost dims are
+// visited in kTile x kTile tiles (runs of at most kTile elements), so that every
+// cache line an operand touches in a tile is used whole, whichever of the two
+// dims is its contiguous one; otherwise the row-major runs of for_each_run.
+template <size_t N, typename F>
+void for_each_run_tiled(std::span<const int64_t> shape, std::array<char*, N> base,
+                        const std::array<std::vector<int64_t>, N>& strides, F&& fn) {
+  constexpr int64_t kTile = 32;
+  const StridedLoop<N> loop = coalesce<N>(shape, strides);
+  if (!inner_transposed(loop)) return for_each_run<N>(shape, base, strides, fn);
+  const size_t d = loop.sizes.size();
+  const int64_t rows = loop.sizes[d - 2], cols = loop.sizes[d - 1];
+  std::array<int64_t, N> row_stride, col_stride, offset{};
+  for (size_t k = 0; k < N; ++k) row_stride[k] = loop.strides[k][d - 2], col_stride[k] = loop.strides[k][d - 1];
+  std::vector<int64_t> index(d - 2, 0);  // odometer over the outer dims
+  while (true) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile)
+        for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r) {
+          std::array<char*, N> p;
+          for (size_t k = 0; k < N; ++k) p[k] = base[k] + offset[k] + r * row_stride[k] + c0 * col_stride[k];
+          fn(p.data(), col_stride.data(), std::min(kTile, cols - c0));
+        }
+    size_t j = d - 2;
+    while (true) {
+      if (j == 0) return;
+      --j;
+      if (++index[j] < loop.sizes[j]) {
+        for (size_t k = 0; k < N; ++k) offset[k] += loop.strides[k][j];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) offset[k] -= loop.strides[k][j] * (loop.sizes[j] - 1);
+      index[j] = 0;
+    }
+  }
+}
 
 }  // namespace symmflow::kernels

@@ -91,7 +91,7 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
   std::array<char*, N> base{static_cast<char*>(dst.data_ptr()),
                             static_cast<char*>(ins[I].data_ptr())...};
   std::array<std::vector<int64_t>, N> st{byte_strides(dst), broadcast_byte_strides(ins[I], shape)...};
-  for_each_run<N>(shape, base, std::move(st), [&](char** p, const int64_t* s, int64_t n) {
+  for_each_run_tiled<N>(shape, base, st, [&](char** p, const int64_t* s, int64_t n) {
     if (s[0] == int64_t(sizeof(Out))) {
       Out* o = reinterpret_cast<Out*>(p[0]);
       if (((s[I + 1] == int64_t(sizeof(In))) && ...)) {
@@ -298,7 +298,7 @@ template <typename T>
 void map_runs(vec::Fn fn, const Tensor& dst, const Tensor& in) {
   using C = compute_t<T>;
   std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(in.data_ptr())};
-  for_each_run<2>(dst.sizes(), base, {byte_strides(dst), broadcast_byte_strides(in, dst.sizes())},
+  for_each_run_tiled<2>(dst.sizes(), base, {byte_strides(dst), broadcast_byte_strides(in, dst.sizes())},
                   [&](char** p, const int64_t* s, int64_t n) {
     if constexpr (std::is_same_v<T, C>) {
       if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T)))

@@ -7,6 +7,7 @@
 
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/lane_extreme.h"
+#include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/views.h"
 
@@ -117,6 +118,12 @@ void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
   }
 }
 
+// a[i] += x[i] for i < n (the accumulators are the sum's own: no overlap).
+template <typename V>
+void add_row(V* __restrict a, const V* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) a[i] += x[i];
+}
+
 // Floating sums (V = float or double) in sum_order.h's order, one total per
 // output element. Three loops, one order: a dense reduced run is summed in place;
 // with the kept dims inner, element k of every reduction comes from pass k over a
@@ -131,9 +138,15 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     const int64_t lanes = Sum::kLanes * outputs;
     std::vector<V> l0(size_t(lanes), V(0)), l1(size_t(lanes), V(0)), l2(size_t(lanes), V(0));
     int64_t k = 0;
+    // Kept dims that are one dense run (a sum over dim 0 of a matrix): a pass adds
+    // a contiguous input row to the lane's row, vectorized (AVX2: simd.h).
+    const bool dense_rows = std::is_same_v<In, V> && is_dense_run(p.kept_sizes, p.kept_strides);
     for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
       V* a = l0.data() + (k % Sum::kLanes) * outputs;
-      for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
+      if (dense_rows)
+        simd::run([&] { add_row(a, reinterpret_cast<const V*>(in + rbase), outputs); });
+      else
+        for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
       if (++k % Sum::kBlock != 0) return;
       for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
       if (k % (Sum::kBlock * 128) != 0) return;
