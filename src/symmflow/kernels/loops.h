@@ -49,7 +49,10 @@ bool inner_transposed(const StridedLoop<N>& loop) {
 template <size_t N, typename F>
 void for_each_run_tiled(std::span<const int64_t> shape, std::array<char*, N> base,
                         const std::array<std::vector<int64_t>, N>& strides, F&& fn) {
-  constexpr int64_t kTile = 32;
+  // 8: rows of a power-of-two stride fall into one L1 set (8 ways), so a larger
+  // tile evicts its own lines (a 1024 x 1024 f32 transposed negation, measured:
+  // tiles of 4 and 8 0.7-0.8 ms, 16 1.2 ms, 32 2.2 ms, none 8.4 ms).
+  constexpr int64_t kTile = 8;
   const StridedLoop<N> loop = coalesce<N>(shape, strides);
   if (!inner_transposed(loop)) return for_each_run<N>(shape, base, strides, fn);
   const size_t d = loop.sizes.size();

@@ -38,7 +38,7 @@ TEST(Loops, TiledWalkVisitsTheSamePairsInTileRuns) {
   EXPECT_EQ(tiled, plain);
   for (const auto& [pair, n] : tiled) ASSERT_EQ(n, 1);
   EXPECT_EQ(plain_run, 45);
-  EXPECT_EQ(tiled_run, 32);
+  EXPECT_EQ(tiled_run, 8);
 }
 
 // Without a transposed operand the tiled walk is the row-major one (whole runs).
