@@ -57,29 +57,27 @@ void for_each_run_tiled(std::span<const int64_t> shape, std::array<char*, N> bas
   if (!inner_transposed(loop)) return for_each_run<N>(shape, base, strides, fn);
   const size_t d = loop.sizes.size();
   const int64_t rows = loop.sizes[d - 2], cols = loop.sizes[d - 1];
-  std::array<int64_t, N> row_stride, col_stride, offset{};
+  std::array<int64_t, N> row_stride, col_stride;
   for (size_t k = 0; k < N; ++k) row_stride[k] = loop.strides[k][d - 2], col_stride[k] = loop.strides[k][d - 1];
-  std::vector<int64_t> index(d - 2, 0);  // odometer over the outer dims
-  while (true) {
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile)
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile)
-        for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r) {
-          std::array<char*, N> p;
-          for (size_t k = 0; k < N; ++k) p[k] = base[k] + offset[k] + r * row_stride[k] + c0 * col_stride[k];
-          fn(p.data(), col_stride.data(), std::min(kTile, cols - c0));
-        }
-    size_t j = d - 2;
-    while (true) {
-      if (j == 0) return;
-      --j;
-      if (++index[j] < loop.sizes[j]) {
-        for (size_t k = 0; k < N; ++k) offset[k] += loop.strides[k][j];
-        break;
-      }
-      for (size_t k = 0; k < N; ++k) offset[k] -= loop.strides[k][j] * (loop.sizes[j] - 1);
-      index[j] = 0;
-    }
+  // The dims outside the two tiled ones, walked by core's run iterator.
+  StridedLoop<N> outer;
+  outer.sizes.assign(loop.sizes.begin(), loop.sizes.end() - 2);
+  for (size_t k = 0; k < N; ++k) outer.strides[k].assign(loop.strides[k].begin(), loop.strides[k].end() - 2);
+  if (outer.sizes.empty()) {
+    outer.sizes = {1};
+    for (auto& st : outer.strides) st = {0};
   }
+  outer.numel = loop.numel / (rows * cols);
+  for_each_run_range(outer, 0, outer.numel, [&](const std::array<int64_t, N>& start, const int64_t* s, int64_t n) {
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t r0 = 0; r0 < rows; r0 += kTile)
+        for (int64_t c0 = 0; c0 < cols; c0 += kTile)
+          for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r) {
+            std::array<char*, N> p;
+            for (size_t k = 0; k < N; ++k) p[k] = base[k] + start[k] + j * s[k] + r * row_stride[k] + c0 * col_stride[k];
+            fn(p.data(), col_stride.data(), std::min(kTile, cols - c0));
+          }
+  });
 }
 
 }  // namespace symmflow::kernels
