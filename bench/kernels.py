@@ -60,7 +60,9 @@ def cases():
     one, one2 = rand(1), rand(1)
     out.append(("floor", "neg 1", 1, lambda: sf_call("aten::neg", one), lambda: torch.neg(one)))
     out.append(("floor", "add 1", 1, lambda: sf_call("aten::add", one, one2), lambda: torch.add(one, one2)))
-    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
+    def size_cases(n, shape):
+        # A function per size, so that each lambda sees its own size's tensors (a
+        # lambda in the loop body would read the last iteration's x and y).
         x, y, pos = rand(*shape), rand(*shape), rand(*shape).abs() + 0.1
         row = rand(shape[1])
         xt = x.t()  # a transposed (strided) view
@@ -97,6 +99,9 @@ def cases():
         out.append(("chain", "add->gelu->exp %s" % n, numel,
                     lambda: sf_call("aten::exp", sf_call("aten::gelu", sf_call("aten::add", x, y)[0])[0]),
                     lambda: torch.exp(F.gelu(x + y))))
+
+    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
+        size_cases(n, shape)
     for m in (256, 512):
         a, b, c = rand(m, m), rand(m, m), rand(m)
         out.append(("matmul", "mm %d" % m, m * m, lambda a=a, b=b: sf_call("aten::mm", a, b),
