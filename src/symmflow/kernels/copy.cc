@@ -59,6 +59,11 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
   check_copy_shapes(dst, src);
   if (any_meta({&dst, &src})) return dst;
   const auto& shape = dst.sizes();
+  std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
+  std::array<std::vector<int64_t>, 2> st{byte_strides(dst), broadcast_byte_strides(src, shape)};
+  // Separate memory: the runs may go in any order, so a transposed operand is
+  // copied tile by tile (loops.h) instead of an element per cache line.
+  const bool any_order = !dst.shares_storage(src);
   if (dst.dtype() == src.dtype() && dst.sizes() == src.sizes()) {
     if (dst.is_contiguous() && src.is_contiguous()) {
       if (dst.data_ptr() != src.data_ptr()) std::memmove(dst.data_ptr(), src.data_ptr(), dst.nbytes());
@@ -67,23 +72,23 @@ const Tensor& copy_(const Tensor& dst, const Tensor& src) {
     // Gathering a strided view into a dense tensor (clone, contiguous) or back:
     // core's pack/unpack copy whole runs (memmove: as above, a view may overlap).
     auto move_bytes = [](void* to, const void* from, size_t n) { std::memmove(to, from, n); };
-    if (dst.is_contiguous()) {
+    const bool transposed = any_order && inner_transposed(coalesce<2>(shape, st));
+    if (dst.is_contiguous() && !transposed) {
       pack(src, dst.data_ptr(), move_bytes);
       return dst;
     }
-    if (src.is_contiguous()) {
+    if (src.is_contiguous() && !transposed) {
       unpack(src.data_ptr(), dst, move_bytes);
       return dst;
     }
   }
-  std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(src.data_ptr())};
-  std::array<std::vector<int64_t>, 2> st{byte_strides(dst), broadcast_byte_strides(src, shape)};
   DType dt = dst.dtype(), stype = src.dtype();
   SF_DISPATCH(dt, {
     using DT = T;
     SF_DISPATCH(stype, {
       using ST = T;
-      for_each_run<2>(shape, base, st, convert_run<DT, ST>);
+      if (any_order) for_each_run_tiled<2>(shape, base, st, convert_run<DT, ST>);
+      else for_each_run<2>(shape, base, st, convert_run<DT, ST>);
     });
   });
   return dst;

@@ -2,7 +2,6 @@
 
 #include <cblas.h>
 #include <dnnl.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <climits>
@@ -12,6 +11,7 @@
 
 #include "symmflow/core/params.h"
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/onednn_threads.h"
 #include "symmflow/kernels/reduce.h"
 #include "symmflow/kernels/views.h"
 
@@ -57,21 +57,17 @@ BlasLayout blas_layout(const Operand& m) {
 }
 
 // f32: oneDNN's sgemm (the library PyTorch 1.13 ships with; measured against
-// OpenBLAS in docs/performance.md "Kernels"). oneDNN runs on OpenMP and takes the
-// calling thread's OpenMP thread count, so that count is set to
-// SYMMFLOW_BLAS_THREADS around the call and restored after: a torch in the same
-// process keeps its own setting. With a fixed thread count oneDNN's result does
-// not depend on timing, so ranks and eager/compiled runs get the same bits.
+// OpenBLAS in docs/performance.md "Kernels"), on SYMMFLOW_BLAS_THREADS OpenMP
+// threads (onednn_threads.h), so ranks and eager/compiled runs get the same bits.
 void gemm_call(float alpha, const float* a, CBLAS_TRANSPOSE ta, int64_t lda, const float* b,
                CBLAS_TRANSPOSE tb, int64_t ldb, float beta, float* c, int64_t m, int64_t n,
                int64_t k) {
-  static const int threads = int(params::integer("SYMMFLOW_BLAS_THREADS"));
-  const int before = omp_get_max_threads();
-  if (before != threads) omp_set_num_threads(threads);
-  const dnnl_status_t st =
-      dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a,
-                 lda, b, ldb, beta, c, std::max<int64_t>(n, 1));
-  if (before != threads) omp_set_num_threads(before);
+  dnnl_status_t st;
+  {
+    OneDnnThreads threads;
+    st = dnnl_sgemm(ta == CblasTrans ? 'T' : 'N', tb == CblasTrans ? 'T' : 'N', m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, std::max<int64_t>(n, 1));
+  }
   SF_CHECK(st == dnnl_success, "matmul: oneDNN sgemm failed (status {}) for {}x{}x{}", int(st), m,
            k, n);
 }

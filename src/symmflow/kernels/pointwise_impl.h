@@ -13,6 +13,7 @@
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/loops.h"
 #include "symmflow/kernels/pointwise_functors.h"
+#include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/type_promotion.h"
 
 namespace symmflow::kernels::pointwise_detail {
@@ -56,9 +57,10 @@ template <typename T> struct BcastIn {
 
 // out[i] = f(in[i]...) for i < n. Fixed-size blocks with `ivdep` let gcc vectorize at
 // -O2: the output may be one of the inputs (in place), never a shifted copy of one
-// (prepare_input copies those), so there is no loop-carried dependence.
+// (prepare_input copies those), so there is no loop-carried dependence. run_dense
+// runs it in AVX2 where the CPU has it (simd.h; the same bits).
 template <typename Out, typename F, typename... R>
-inline void run_dense(Out* o, int64_t n, const F& f_ref, R... r) {
+inline void run_dense_loop(Out* o, int64_t n, const F& f_ref, R... r) {
   // A local copy: a value the function captured (add's alpha) would otherwise be
   // read through a pointer that the float stores may alias, and reloaded after
   // each one, which keeps gcc from vectorizing.
@@ -70,6 +72,11 @@ inline void run_dense(Out* o, int64_t n, const F& f_ref, R... r) {
     for (int64_t i = j; i < j + kBlock; ++i) o[i] = from_compute<Out>(f(r[i]...));
   }
   for (int64_t i = m; i < n; ++i) o[i] = from_compute<Out>(f(r[i]...));
+}
+
+template <typename Out, typename F, typename... R>
+inline void run_dense(Out* o, int64_t n, const F& f, R... r) {
+  simd::run([&] { run_dense_loop(o, n, f, r...); });
 }
 
 template <typename T> inline compute_t<T> load(const char* p) {
@@ -84,7 +91,7 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
   std::array<char*, N> base{static_cast<char*>(dst.data_ptr()),
                             static_cast<char*>(ins[I].data_ptr())...};
   std::array<std::vector<int64_t>, N> st{byte_strides(dst), broadcast_byte_strides(ins[I], shape)...};
-  for_each_run<N>(shape, base, std::move(st), [&](char** p, const int64_t* s, int64_t n) {
+  for_each_run_tiled<N>(shape, base, st, [&](char** p, const int64_t* s, int64_t n) {
     if (s[0] == int64_t(sizeof(Out))) {
       Out* o = reinterpret_cast<Out*>(p[0]);
       if (((s[I + 1] == int64_t(sizeof(In))) && ...)) {
@@ -290,8 +297,22 @@ Tensor unary(std::string_view name, bool int_to_float, Dest dest, const Tensor& 
 template <typename T>
 void map_runs(vec::Fn fn, const Tensor& dst, const Tensor& in) {
   using C = compute_t<T>;
+  if constexpr (std::is_same_v<T, C>) {
+    // A permuted dense input (x.t()) for a row-major dst: its memory mapped in
+    // memory order into a temporary of its layout, then one tiled transposing copy
+    // (loops.h), instead of gathering a few elements per vector call. The same
+    // bits: an element's result depends on its value only.
+    const auto& st = in.strides();
+    if (dst.is_contiguous() && !in.is_contiguous() && in.sizes() == dst.sizes() &&
+        std::all_of(st.begin(), st.end(), [](int64_t v) { return v >= 0; }) && is_non_overlapping_and_dense(in)) {
+      Tensor tmp = Tensor::empty({in.numel()}, in.dtype());
+      vec::map(fn, static_cast<const T*>(in.data_ptr()), static_cast<T*>(tmp.data_ptr()), in.numel());
+      copy_(dst, tmp.as_strided(in.sizes(), in.strides(), 0));
+      return;
+    }
+  }
   std::array<char*, 2> base{static_cast<char*>(dst.data_ptr()), static_cast<char*>(in.data_ptr())};
-  for_each_run<2>(dst.sizes(), base, {byte_strides(dst), broadcast_byte_strides(in, dst.sizes())},
+  for_each_run_tiled<2>(dst.sizes(), base, {byte_strides(dst), broadcast_byte_strides(in, dst.sizes())},
                   [&](char** p, const int64_t* s, int64_t n) {
     if constexpr (std::is_same_v<T, C>) {
       if (s[0] == int64_t(sizeof(T)) && s[1] == int64_t(sizeof(T)))

@@ -6,6 +6,8 @@
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
+#include "symmflow/kernels/lane_extreme.h"
+#include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/views.h"
 
@@ -116,6 +118,12 @@ void reduce_visit(const ReducePlan& p, std::vector<Acc>& acc, Step step) {
   }
 }
 
+// a[i] += x[i] for i < n (the accumulators are the sum's own: no overlap).
+template <typename V>
+void add_row(V* __restrict a, const V* __restrict x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) a[i] += x[i];
+}
+
 // Floating sums (V = float or double) in sum_order.h's order, one total per
 // output element. Three loops, one order: a dense reduced run is summed in place;
 // with the kept dims inner, element k of every reduction comes from pass k over a
@@ -130,9 +138,15 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     const int64_t lanes = Sum::kLanes * outputs;
     std::vector<V> l0(size_t(lanes), V(0)), l1(size_t(lanes), V(0)), l2(size_t(lanes), V(0));
     int64_t k = 0;
+    // Kept dims that are one dense run (a sum over dim 0 of a matrix): a pass adds
+    // a contiguous input row to the lane's row, vectorized (AVX2: simd.h).
+    const bool dense_rows = std::is_same_v<In, V> && is_dense_run(p.kept_sizes, p.kept_strides);
     for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
       V* a = l0.data() + (k % Sum::kLanes) * outputs;
-      for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
+      if (dense_rows)
+        simd::run([&] { add_row(a, reinterpret_cast<const V*>(in + rbase), outputs); });
+      else
+        for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
       if (++k % Sum::kBlock != 0) return;
       for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
       if (k % (Sum::kBlock * 128) != 0) return;
@@ -142,20 +156,25 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     return;
   }
   const bool dense = std::is_same_v<In, V> && is_dense_run(p.red_sizes, p.red_strides);
-  std::vector<V> buf(dense ? 0 : size_t(Sum::kBlock));
   int64_t o = 0;
+  if (dense) {  // every row's sum in one AVX2 clone (simd.h): short rows cost little more than their data
+    simd::run([&] {
+      for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+        totals[o++] = ordered_sum(reinterpret_cast<const V*>(in + base), p.red_count);
+      });
+    });
+    return;
+  }
+  // Otherwise each reduction's elements are gathered into blocks.
+  std::vector<V> buf(size_t(Sum::kBlock));
   for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
     Sum s;
-    if (dense) {
-      s.add(reinterpret_cast<const V*>(in + base), p.red_count);
-    } else {
-      int64_t n = 0;
-      for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
-        buf[n++] = to_acc<V>(in[off]);
-        if (n == Sum::kBlock) s.add(buf.data(), n), n = 0;
-      });
-      s.add(buf.data(), n);
-    }
+    int64_t n = 0;
+    for_each_offset(p.red_sizes, p.red_strides, base, [&](int64_t off) {
+      buf[n++] = to_acc<V>(in[off]);
+      if (n == Sum::kBlock) s.add(buf.data(), n), n = 0;
+    });
+    s.add(buf.data(), n);
     totals[o++] = s.value();
   });
 }
@@ -199,39 +218,6 @@ bool replaces(C v, C best) {
     if (std::isnan(v)) return true;
   }
   return kMax ? v > best : v < best;
-}
-
-// The extreme of x[0..n) in 16 lanes (vectorized), when that is the ordered
-// result: not when a NaN occurs (the first NaN wins) or the extreme is a zero (the
-// first of -0.0 and 0.0 wins); then false, and the caller runs the ordered loop.
-template <bool kMax, typename C>
-bool lane_extreme(const C* x, int64_t n, C& out) {
-  constexpr int kLanes = 16;
-  if (n < kLanes) return false;
-  // bad[j] accumulates v - v: 0 for finite v, NaN for NaN (and for +-inf, which
-  // then takes the ordered loop too). Float arithmetic only, so gcc vectorizes.
-  C m[kLanes], bad[kLanes];
-  for (int j = 0; j < kLanes; ++j) m[j] = x[j], bad[j] = x[j] - x[j];
-  int64_t i = kLanes;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const C v = x[i + j];
-      bad[j] += v - v;
-      m[j] = (kMax ? v > m[j] : v < m[j]) ? v : m[j];
-    }
-  for (; i < n; ++i) {
-    bad[0] += x[i] - x[i];
-    m[0] = (kMax ? x[i] > m[0] : x[i] < m[0]) ? x[i] : m[0];
-  }
-  C r = m[0];
-  bool any_bad = bad[0] != C(0);
-  for (int j = 1; j < kLanes; ++j) {
-    any_bad |= bad[j] != C(0);
-    r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
-  }
-  if (any_bad || r == C(0)) return false;
-  out = r;
-  return true;
 }
 
 template <typename T, bool kMax>

@@ -6,8 +6,10 @@
 
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/factories.h"
+#include "symmflow/kernels/lane_extreme.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/reduce.h"
+#include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/sum_order.h"
 #include "symmflow/kernels/vec_math.h"
 #include "symmflow/kernels/views.h"
@@ -28,25 +30,31 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
   T* o = static_cast<T*>(out.data_ptr());
   std::vector<C> row(size_t(std::max<int64_t>(n, 0))), ex;
   if (n == 0) return;
+  // Each row in AVX2 where the CPU has it (simd.h): the max, exp(x - max) through
+  // SLEEF (as PyTorch's vectorized kernel), the row sum in sum_order.h's order,
+  // and PyTorch's scale (softmax: times 1 / sum; log_softmax: minus log(sum)).
   for_each_offset(sizes, strides, 0, [&](int64_t base) {
-    C m = C(in[base]);
-    for (int64_t i = 0; i < n; ++i) {
-      row[i] = C(in[base + i * stride]);
-      if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
-    }
-    // exp(x - max) through SLEEF (as PyTorch's vectorized kernel), the row sum in
-    // the ordered sum of sum_order.h.
-    for (int64_t i = 0; i < n; ++i) row[i] -= m;
-    if constexpr (kLog) {
-      ex.assign(row.begin(), row.end());
-      vec::map(vec::Fn::exp, ex.data(), ex.data(), n);
-      const C ls = std::log(ordered_sum(ex.data(), n));
-      for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
-    } else {
-      vec::map(vec::Fn::exp, row.data(), row.data(), n);
-      const C s = ordered_sum(row.data(), n);
-      for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] / s);
-    }
+    simd::run([&] {
+      if (stride == 1)  // the usual last-dim row: a vectorized copy
+        for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i]);
+      else
+        for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i * stride]);
+      C m = row[0];
+      if (!lane_extreme<true>(row.data(), n, m))
+        for (int64_t i = 1; i < n; ++i)  // the ordered max: the first NaN wins
+          if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
+      for (int64_t i = 0; i < n; ++i) row[i] -= m;
+      if constexpr (kLog) {
+        ex.assign(row.begin(), row.end());
+        vec::map(vec::Fn::exp, ex.data(), ex.data(), n);
+        const C ls = std::log(ordered_sum(ex.data(), n));
+        for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
+      } else {
+        vec::map(vec::Fn::exp, row.data(), row.data(), n);
+        const C r = C(1) / ordered_sum(row.data(), n);
+        for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] * r);
+      }
+    });
   });
 }
 

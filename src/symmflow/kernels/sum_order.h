@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "symmflow/kernels/simd.h"
+
 namespace symmflow::kernels {
 
 template <typename V>
@@ -33,19 +35,26 @@ class LaneSum {
     while (n > 0) {
       const int64_t m = std::min(n, kBlock - fill_);
       int64_t i = 0;
-      if (fill_ % kLanes == 0) {  // whole rows of 16 lanes: the vectorized loop
-        V acc[kLanes];  // local, so it stays in registers (x may alias the members)
-        for (int j = 0; j < kLanes; ++j) acc[j] = l0_[j];
-        for (; i + kLanes <= m; i += kLanes)
-          for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
-        for (int j = 0; j < kLanes; ++j) l0_[j] = acc[j];
-      }
+      if (fill_ % kLanes == 0)  // whole rows of 16 lanes: the vectorized loop (AVX2: simd.h)
+        simd::run([&] { i = add_rows(l0_, x, m); });
       for (; i < m; ++i) l0_[(fill_ + i) % kLanes] += x[i];
       fill_ += m;
       x += m;
       n -= m;
       if (fill_ == kBlock) end_block();
     }
+  }
+
+  // Adds the whole rows of 16 lanes of x[0..m) to l0; returns the elements taken.
+  // Locals only (no references into the caller), so gcc vectorizes it.
+  static int64_t add_rows(V* l0, const V* x, int64_t m) {
+    V acc[kLanes];  // local, so it stays in registers (x may alias l0)
+    for (int j = 0; j < kLanes; ++j) acc[j] = l0[j];
+    int64_t i = 0;
+    for (; i + kLanes <= m; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
+    for (int j = 0; j < kLanes; ++j) l0[j] = acc[j];
+    return i;
   }
 
   V value() const { return combine(l0_, l1_, l2_, 1); }

@@ -3,9 +3,16 @@
 #include <immintrin.h>
 #include <sleef.h>
 
+#include <dnnl.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <unordered_map>
+
+#include "symmflow/core/error.h"
+#include "symmflow/kernels/onednn_threads.h"
+#include "symmflow/kernels/simd.h"
 
 // sleef.h declares its AVX2 functions only in code compiled for AVX (__AVX__).
 // This file is compiled for plain x86-64 and calls them from functions marked
@@ -34,10 +41,9 @@ SF_SLEEF_BOTH(erf)
 namespace symmflow::kernels::vec {
 namespace {
 
-// The AVX2 code is compiled for AVX2+FMA whatever the build's -march, and only
-// called when the CPU has both (simd()). With -ffp-contract=off the arithmetic
-// around SLEEF is IEEE add/mul/div, as PyTorch's intrinsics.
-#define SF_AVX2 __attribute__((target("avx2,fma")))
+// The AVX2 code (SF_AVX2, simd.h) is compiled for AVX2+FMA whatever the build's
+// -march, and only called when the CPU has both (simd()). With -ffp-contract=off
+// the arithmetic around SLEEF is IEEE add/mul/div, as PyTorch's intrinsics.
 
 // One vector type's lanes and SLEEF calls: F8 for f32 (8 lanes), D4 for f64 (4).
 // NAME, element T, vector V, lanes, intrinsic suffix (ps/pd), SLEEF suffix (f8/d4).
@@ -136,14 +142,50 @@ void map_any(Fn f, const typename L::T* x, typename L::T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = eval_std(f, x[i]);
 }
 
-}  // namespace
-
-bool simd() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
+// f32 gelu: oneDNN's eltwise gelu_erf, the primitive PyTorch 1.13's f32 gelu runs
+// (ideep::eltwise_forward, algorithm eltwise_gelu_erf, alpha 0; the same
+// libdnnl.so.2), so the bits are PyTorch's. Its JIT kernel computes each element
+// with the same vector code (a tail element included), so the result depends on
+// the value only. A primitive per length, kept per thread (oneDNN's own cache
+// would still hash the descriptor on every call).
+void gelu_onednn(const float* x, float* y, int64_t n) {
+  if (n <= 0) return;
+  struct Prim {
+    dnnl::memory::desc md;
+    dnnl::eltwise_forward prim;
+  };
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  thread_local dnnl::stream stream(engine);
+  thread_local std::unordered_map<int64_t, Prim> prims;
+  auto it = prims.find(n);
+  if (it == prims.end()) {
+    if (prims.size() >= 64) prims.clear();  // bounded: lengths seldom vary much
+    dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_gelu_erf,
+                                  md, 0.f, 0.f);
+    it = prims.emplace(n, Prim{md, dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, engine))})
+             .first;
+  }
+  dnnl::memory src(it->second.md, engine, const_cast<float*>(x)), dst(it->second.md, engine, y);
+  OneDnnThreads threads;
+  it->second.prim.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
 }
 
-void map(Fn f, const float* x, float* y, int64_t n) { map_any<F8>(f, x, y, n); }
+}  // namespace
+
+bool simd() { return simd::avx2(); }
+
+void map(Fn f, const float* x, float* y, int64_t n) {
+  if (f == Fn::gelu) {
+    try {
+      return gelu_onednn(x, y, n);
+    } catch (const dnnl::error& e) {
+      fail("gelu: oneDNN's eltwise gelu_erf failed on {} elements: {} (status {}); "
+           "check that libdnnl.so.2 is the one PyTorch uses", n, e.what(), int(e.status));
+    }
+  }
+  map_any<F8>(f, x, y, n);
+}
 void map(Fn f, const double* x, double* y, int64_t n) { map_any<D4>(f, x, y, n); }
 float apply(Fn f, float x) {
   map(f, &x, &x, 1);

@@ -2,19 +2,21 @@
 // kernels call. Debian's PyTorch 1.13 runs its AVX2 kernels ("CPU capability
 // usage: AVX2"), which call SLEEF's AVX2 u10 variants (1.0 ulp): exp, log, log2,
 // log1p, expm1, sin, cos, tanh. Here the same variants, so these ops agree with
-// PyTorch's vectorized loop bit for bit; sigmoid, silu and gelu are PyTorch's
-// vectorized formulas around them (1 / (1 + exp(-x)), x / (1 + exp(-x)),
-// x * 0.5 * (1 + erf(x * M_SQRT1_2))), erf being SLEEF's erf u10 as PyTorch's
-// erf op. PyTorch's f32 gelu itself runs oneDNN's JIT gelu_erf (its own erf
-// approximation, about 5x cheaper than SLEEF's erf): gelu agrees with it within
-// the conformance suite's ulp class, not bitwise (docs/performance.md).
+// PyTorch's vectorized loop bit for bit; sigmoid and silu are PyTorch's
+// vectorized formulas around them (1 / (1 + exp(-x)), x / (1 + exp(-x))), erf
+// being SLEEF's erf u10 as PyTorch's erf op. f32 gelu is what PyTorch's f32 gelu
+// runs on contiguous tensors: oneDNN's eltwise gelu_erf (the same libdnnl.so.2;
+// its own erf, about 5x cheaper than SLEEF's), bitwise; f64 gelu is
+// x * 0.5 * (1 + erf(x * M_SQRT1_2)) on SLEEF's erf (PyTorch's GeluKernelImpl).
+// An f32 gelu call costs a oneDNN primitive execution: map over runs (a tile),
+// not apply per element, in loops.
 //
 // Every element goes through the same 8-lane (f32) or 4-lane (f64) call wherever
 // it sits (a tail is padded to a full vector; apply() is a map of one), so an
 // element's result depends only on its value: not on the tensor's size, layout or
 // alignment, not on eager vs compiled, not on the rank. Without AVX2 and FMA at
 // run time every call falls back to the std:: function (the same on all ranks of
-// one machine).
+// one machine); f32 gelu stays on oneDNN, which picks its own ISA.
 //
 //   vec::map(vec::Fn::exp, x, y, n);           // y[i] = exp(x[i]), i < n; x == y is fine
 //   float e = vec::apply(vec::Fn::exp, 1.0f);  // the same bits as map on that element

@@ -66,8 +66,10 @@ double reference(Fn f, double x) {
 
 // SLEEF's u10 functions are within 1 ulp; the formulas around them (sigmoid, silu)
 // add a few roundings. Compared with a double-precision reference in float ulps,
-// away from gelu's cancellation (1 + erf(x) for x < -1: erf's 1 ulp near -1 grows
-// relative to the small difference, in PyTorch as here).
+// away from gelu's cancellation (1 + erf(x) for x < -1: erf's error near -1 grows
+// relative to the small difference, in PyTorch as here). f32 gelu is oneDNN's
+// gelu_erf (PyTorch's): Abramowitz and Stegun's erf (7.1.26, |error| <= 1.5e-7),
+// so its bound adds 0.5 |x| 1.5e-7 to the 4 ulp.
 TEST(VecMath, FloatResultsWithinFourUlpOfDoubleReference) {
   for (Fn f : kAll) {
     for (float x : inputs()) {
@@ -79,7 +81,8 @@ TEST(VecMath, FloatResultsWithinFourUlpOfDoubleReference) {
       const float w = std::fabs(float(want));
       const double ulp = std::max(double(std::nextafter(w, INFINITY) - w),
                                   double(std::numeric_limits<float>::denorm_min()));
-      EXPECT_LE(std::fabs(double(got) - want), 4 * ulp) << int(f) << " at " << x;
+      const double erf_error = f == Fn::gelu ? 0.5 * std::fabs(double(x)) * 1.5e-7 : 0.0;
+      EXPECT_LE(std::fabs(double(got) - want), 4 * ulp + erf_error) << int(f) << " at " << x;
     }
   }
 }
