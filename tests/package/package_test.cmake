@@ -8,7 +8,7 @@
 #                          by add_subdirectory: configured and generated (not built),
 #                          with symmflow's tests off
 # cmake -DMODE=... -DSRC=<source> -DBUILD=<build> -DWORK=<scratch> -DCXX=<compiler>
-#       -DGENERATOR=<generator> [-DLAUNCHER=ccache] -P tests/package/package_test.cmake
+#       -DGENERATOR=<generator> [-DLAUNCHER=ccache] [-DLINK_FLAGS=<exe linker flags>] -P tests/package/package_test.cmake
 
 # Runs ARGN; stops the test with its output when it fails. Its stdout: run_out.
 function(run what)
@@ -35,6 +35,13 @@ set(configure ${CMAKE_COMMAND} -S ${SRC}/examples/consumer -G ${GENERATOR} -DCMA
               -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 if(LAUNCHER)
   list(APPEND configure -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
+endif()
+# An installed sanitized symmflow (the asan preset) needs its runtime linked
+# first into the consumer too: the consumer links with the flags symmflow's own
+# executables link with. (add_subdirectory builds symmflow with the consumer's
+# own flags.)
+if(LINK_FLAGS AND MODE STREQUAL "install")
+  list(APPEND configure "-DCMAKE_EXE_LINKER_FLAGS=${LINK_FLAGS}")
 endif()
 
 if(MODE STREQUAL "install")
