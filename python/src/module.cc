@@ -175,6 +175,8 @@ class Program {
     d["buffers"] = s.buffers;
     d["regular_bytes"] = s.regular_bytes;
     d["symmetric_bytes"] = s.symmetric_bytes;
+    d["temporary_bytes"] = s.temporary_bytes;  // kernel temporaries, kept between runs
+    d["allocations"] = s.allocations;          // what the last run allocated (its returned results)
     return d;
   }
   void set_tracing(bool on) {
