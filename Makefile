@@ -43,12 +43,18 @@ test: build
 
 # The unit and end-to-end suites under ASan + UBSan (the asan preset, build/asan),
 # leak checks on. Python and PyTorch are not instrumented: their tests are left out.
+# The mpi backend's tests (label multinode) run without leak checks: Open MPI keeps
+# its allocations, many in plugins it unloads at MPI_Finalize (stacks LeakSanitizer
+# cannot name, so no suppression can match them); ASan still checks every access.
 ASAN_CTEST_EXCLUDE ?= python|torch|diff
+ASAN_ENV = UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=abort_on_error=0
 test-asan: deps
 	@cmake --preset asan > /dev/null
 	@cmake --build build/asan -j $(JOBS)
-	@cd build/asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) --timeout 600 -LE '$(ASAN_CTEST_EXCLUDE)'
+	@cd build/asan && rc=0; \
+	  $(ASAN_ENV):detect_leaks=1 ctest --output-on-failure -j $(JOBS) --timeout 600 -LE '$(ASAN_CTEST_EXCLUDE)|multinode' || rc=1; \
+	  $(ASAN_ENV):detect_leaks=0 ctest --output-on-failure -j $(JOBS) --timeout 600 -L multinode -LE '$(ASAN_CTEST_EXCLUDE)' || rc=1; \
+	  exit $$rc
 
 # Every fuzz harness for FUZZ_SECONDS each (tests/fuzz/run.sh).
 FUZZ_SECONDS ?= 60
