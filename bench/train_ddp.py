@@ -46,6 +46,19 @@ def mlp(d, layers, seed):
     return torch.nn.Sequential(*mods)
 
 
+def init_both(tag):
+    """symmflow and torch.distributed (gloo) in one job, one thread per rank:
+    (rank, world). `tag` keeps concurrent benches' gloo stores apart."""
+    torch.set_num_threads(1)
+    sft.init()
+    rank, world = sft.rank(), sft.world_size()
+    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    store = f"/tmp/sf_bench_gloo.{tag}.{os.getppid()}"
+    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world,
+                            timeout=datetime.timedelta(seconds=120))
+    return rank, world
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--d", type=int, default=1024)
@@ -56,13 +69,7 @@ def main():
     ap.add_argument("--bucket-bytes", type=int, default=sft._train.DEFAULT_BUCKET_BYTES)
     a = ap.parse_args()
 
-    torch.set_num_threads(1)
-    sft.init()
-    rank, world = sft.rank(), sft.world_size()
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    store = f"/tmp/sf_bench_gloo.{os.getppid()}"
-    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120))
+    rank, world = init_both("train_ddp")
     barrier = lambda: sft.all_reduce(torch.zeros(1))
 
     g = torch.Generator().manual_seed(100 + rank)

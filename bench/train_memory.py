@@ -22,16 +22,14 @@ compiled program's own accounting (ProgramStats: regular, symmetric and
 temporary bytes).
 """
 import argparse
-import datetime
 import gc
-import os
 
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 
 import symmflow.torch as sft
-from train_ddp import mlp
+from train_ddp import init_both, mlp
 
 
 def status_kib(field):
@@ -68,13 +66,7 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     a = ap.parse_args()
 
-    torch.set_num_threads(1)
-    sft.init()
-    rank, world = sft.rank(), sft.world_size()
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
-    store = f"/tmp/sf_bench_gloo_mem.{os.getppid()}"
-    dist.init_process_group("gloo", init_method="file://" + store, rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120))
+    rank, world = init_both("train_memory")
     g = torch.Generator().manual_seed(100 + rank)
     x, y = torch.randn(a.batch, a.d, generator=g), torch.randn(a.batch, a.d, generator=g)
     lr = 1e-3
