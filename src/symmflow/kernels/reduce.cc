@@ -166,7 +166,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     return;
   }
   // Otherwise each reduction's elements are gathered into blocks.
-  std::vector<V> buf(size_t(Sum::kBlock));
+  std::vector<V> buf(static_cast<size_t>(Sum::kBlock));
   for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
     Sum s;
     int64_t n = 0;
