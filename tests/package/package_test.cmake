@@ -63,8 +63,9 @@ if(MODE STREQUAL "install")
   run("pkg-config libdir" ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${pc_dir} ${PKG_CONFIG} --variable=libdir symmflow)
   string(STRIP "${run_out}" libdir)
   file(MAKE_DIRECTORY ${WORK}/pkgconfig)
+  separate_arguments(link_flags UNIX_COMMAND "${LINK_FLAGS}")  # a sanitized install: see above
   run("compiling the consumer (pkg-config)" ${LAUNCHER} ${CXX} ${SRC}/examples/consumer/consumer.cc
-      -o ${WORK}/pkgconfig/consumer ${flags} -Wl,-rpath,${libdir})
+      -o ${WORK}/pkgconfig/consumer ${link_flags} ${flags} -Wl,-rpath,${libdir})
   expect_consumer_runs(${WORK}/pkgconfig/consumer)
 elseif(MODE STREQUAL "add_subdirectory")
   run("configuring the consumer (add_subdirectory)" ${configure} -B ${WORK}/sub -DSYMMFLOW_SOURCE_DIR=${SRC})
