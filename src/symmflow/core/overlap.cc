@@ -107,11 +107,17 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   return dense(t.sizes(), t.strides());
 }
 
-InternalOverlap internal_overlap(const Tensor& t) {
-  if (is_non_overlapping_and_dense(t)) return InternalOverlap::no;
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.strides()[d] == 0 && t.sizes()[d] > 1) return InternalOverlap::yes;
+InternalOverlap internal_overlap(const ViewGeometry& v) {
+  if (std::find(v.sizes.begin(), v.sizes.end(), 0) != v.sizes.end() || dense(v.sizes, v.strides))
+    return InternalOverlap::no;
+  for (size_t d = 0; d < v.sizes.size(); ++d)
+    if (v.strides[d] == 0 && v.sizes[d] > 1) return InternalOverlap::yes;
   return InternalOverlap::too_hard;
+}
+
+InternalOverlap internal_overlap(const Tensor& t) {
+  if (t.numel() == 0 || t.is_contiguous()) return InternalOverlap::no;
+  return internal_overlap(geometry(t));
 }
 
 Overlap overlap_status(const Tensor& a, const Tensor& b) {

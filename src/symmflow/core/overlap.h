@@ -56,6 +56,10 @@ ViewGeometry geometry(const Tensor& t);  // t's (valid while t's sizes and strid
 // (lowest element to highest element, negative strides included).
 std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v);
 
+// internal_overlap above, of a view's geometry alone (a compiler pass asks it
+// of a type: ir::ViewExtent(type).view()).
+InternalOverlap internal_overlap(const ViewGeometry& v);
+
 // Exact: do two views of one storage share a byte? Disjoint spans say no and two
 // dense views with meeting spans say yes at once; otherwise both views' elements
 // are walked as coalesced byte runs (in the other's span only) and compared, so

@@ -36,12 +36,10 @@ bool same_values(const Value* a, const Value* b) {
 bool is_view_node(const Node& n) { return n.has_output_alias(); }
 
 // A broadcast view (a dim of size > 1 with stride 0: autograd's expand of a
-// loss's gradient) holds several elements at one address: an op cannot write it.
+// loss's gradient) holds several elements at one address: an op cannot write it
+// (PyTorch's internal-overlap rule, core/overlap.h).
 bool repeats_elements(const Value* v) {
-  const auto& t = v->type();
-  for (size_t d = 0; d < t.sizes.size() && d < t.strides.size(); ++d)
-    if (t.sizes[d] > 1 && t.strides[d] == 0) return true;
-  return false;
+  return internal_overlap(ir::ViewExtent(v->type()).view()) == InternalOverlap::yes;
 }
 
 // The last reads of a storage class, newest first: three distinct readers are
