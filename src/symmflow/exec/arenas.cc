@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "symmflow/exec/rank_strings.h"
 #include "symmflow/ir/comm_ops.h"
 #include "symmflow/runtime/collectives/collectives.h"
 #include "symmflow/runtime/world.h"
@@ -41,12 +42,8 @@ std::shared_ptr<Storage> slice(const std::shared_ptr<Storage>& arena, int64_t of
   return std::make_shared<Storage>(data, size_t(bytes), [arena](void*) {}, region);
 }
 
-// The collective region, one entry per buffer: what must agree between ranks
-// ("collective #2 operand 0: 128 bytes at +64") and, for the message, this
-// rank's value and op ("%h of c10d::all_reduce at prog.sf:7:3").
-struct RegionEntry {
-  std::string key, what;
-};
+}  // namespace
+
 std::vector<RegionEntry> collective_region(const ir::Graph& g) {
   std::vector<const ir::Node*> collectives;
   for (const ir::Node* n : g.nodes())
@@ -61,28 +58,6 @@ std::vector<RegionEntry> collective_region(const ir::Graph& g) {
   }
   return out;
 }
-
-// Every rank's strings, gathered: `mine` padded to `count` entries of `width` chars.
-std::vector<std::vector<std::string>> gather_strings(const std::vector<std::string>& mine, int64_t count) {
-  auto& world = dist::world();
-  const int64_t width = 64;  // i32 elements: 256 chars
-  Tensor text = Tensor::empty({count * width}, DType::i32);
-  std::memset(text.data_ptr(), 0, text.nbytes());
-  for (size_t i = 0; i < mine.size() && int64_t(i) < count; ++i)
-    std::memcpy(text.data<int32_t>() + int64_t(i) * width, mine[i].data(),
-                std::min<size_t>(mine[i].size(), size_t(width * 4 - 1)));
-  Tensor all = Tensor::empty({world.size() * count * width}, DType::i32);
-  dist::all_gather(world, all, text);
-  std::vector<std::vector<std::string>> out(size_t(world.size()));
-  for (int r = 0; r < world.size(); ++r)
-    for (int64_t i = 0; i < count; ++i) {
-      const char* p = reinterpret_cast<const char*>(all.data<int32_t>() + (r * count + i) * width);
-      out[size_t(r)].emplace_back(p, strnlen(p, size_t(width * 4)));
-    }
-  return out;
-}
-
-}  // namespace
 
 int64_t check_plan_across_ranks(const ir::Graph& g) {
   const auto& plan = g.plan();

@@ -58,6 +58,15 @@ class PlannedAllocator : public Allocator {
   Allocator& fallback_;
 };
 
+// The collective region, one entry per buffer (plan().collective_buffers'
+// order): what must agree between ranks ("collective #2 operand 0: 128 bytes at
+// +64") and, for messages, this rank's value and op ("%h of c10d::all_reduce at
+// prog.sf:7:3").
+struct RegionEntry {
+  std::string key, what;
+};
+std::vector<RegionEntry> collective_region(const ir::Graph& g);
+
 // Before anything else collective, the ranks exchange their symmetric plans:
 // every rank must have planned the same collective region as rank 0 (ranks that
 // traced different collectives would otherwise corrupt each other's memory); a

@@ -50,6 +50,7 @@ CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g)
   caller_symmetric_.assign(g_->inputs().size(), false);
   copies_ = copy_report(*g_, caller_symmetric_);
   arenas_ = std::make_unique<ProgramArenas>(*g_);
+  symmetric_inputs_ = std::make_unique<SymmetricInputCheck>(*g_, *arenas_);
   temps_ = std::make_unique<ReplayAllocator>(regular_allocator());
 }
 
@@ -143,6 +144,7 @@ void CompiledProgram::bind_inputs(std::span<const IValue> inputs, RunState& r) {
     }
     env_[size_t(p->id())] = v;
   }
+  symmetric_inputs_->run(*g_, env_);  // the ranks compare once per signature
   if (timeline_) timeline_->events.clear();
   const size_t steps = plan_.instructions.size();
   r.started.assign(steps, 0);
@@ -269,6 +271,7 @@ void CompiledProgram::progress_in_flight() {
 ProgramStats CompiledProgram::stats() const {
   ProgramStats s = last_;
   s.runs = runs_;
+  s.input_offset_checks = symmetric_inputs_->exchanges();
   s.copies = copies_;
   s.buffers = g_->plan().slots.size();
   s.regular_bytes = arenas_->bytes(ir::Arena::regular);

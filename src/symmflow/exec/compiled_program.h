@@ -7,7 +7,9 @@
 //   them: same addresses, no allocation for planned buffers;
 // - graph inputs that placement wants symmetric are copied into their
 //   symmetric buffer unless the caller's tensor already is symmetric (and copied
-//   back when the program writes them);
+//   back when the program writes them); a caller's symmetric tensors must sit
+//   at the same offset on every rank, which the ranks compare once per
+//   signature (exec/symmetric_inputs.h);
 // - only the returned tensors (and kernels' own temporaries) are allocated per
 //   run, so a caller may keep what a run returned.
 // run() checks guards first: each input's dtype, sizes, strides and storage
@@ -31,6 +33,7 @@
 #include "symmflow/exec/copy_report.h"
 #include "symmflow/exec/timeline.h"
 #include "symmflow/exec/replay_allocator.h"
+#include "symmflow/exec/symmetric_inputs.h"
 #include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/graph.h"
 #include "symmflow/runtime/collectives/collectives.h"
@@ -54,6 +57,9 @@ struct ProgramStats {
   // returned results (kernel temporaries and scoped symmetric buffers replay).
   int64_t allocations = 0;
   int64_t temporary_bytes = 0;  // kernel temporaries, kept between runs
+  // How often the ranks compared where the caller's symmetric inputs sit
+  // (exec/symmetric_inputs.h): once per signature, not per run.
+  int64_t input_offset_checks = 0;
 };
 
 class CompiledProgram {
@@ -88,6 +94,7 @@ class CompiledProgram {
   const ir::ExecPlan& plan_;             // g_'s executable plan: what run() executes
   std::vector<dist::ProcessGroup*> pg_;  // per instruction: its group, found at the first run
   std::unique_ptr<ProgramArenas> arenas_;
+  std::unique_ptr<SymmetricInputCheck> symmetric_inputs_;
   std::vector<bool> caller_symmetric_;  // the last run's inputs: which were symmetric
   CopyReport copies_;                   // the last run's (copy_report for caller_symmetric_)
   std::vector<IValue> env_;

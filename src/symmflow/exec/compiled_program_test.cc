@@ -220,3 +220,69 @@ TEST(CompiledProgram, RanksThatPlannedDifferentProgramsFailBeforeAnyCollective) 
 
 }  // namespace
 }  // namespace symmflow::exec
+
+namespace symmflow::exec {
+namespace {
+
+// A caller's symmetric input is used in place, so the ranks compare where it
+// sits, but only when the signature (plan hash + input offsets) changes:
+// regular inputs (their planned buffers were compared at load) never, the same
+// symmetric tensor once, another tensor once more.
+TEST(CompiledProgram, CallerSymmetricInputsAreComparedOncePerSignatureNotPerRun) {
+  int rc = runtime::launch_fn(2, [] {
+    dist::init();
+    const int rank = dist::world().rank();
+    auto prog = compile_text(kInPlaceInput, rank, 2);
+    for (int i = 0; i < 3; ++i) {
+      auto in = seeded_inputs(prog->graph(), 0, rank);
+      prog->run(in);
+    }
+    SF_CHECK(prog->stats().input_offset_checks == 0, "regular inputs: {} checks", prog->stats().input_offset_checks);
+    Tensor x = symm::empty({256}, DType::f32), y = symm::empty({256}, DType::f32);
+    std::vector<IValue> xs{IValue(x)}, ys{IValue(y)};
+    for (int i = 0; i < 3; ++i) prog->run(xs);
+    SF_CHECK(prog->stats().input_offset_checks == 1, "the same symmetric input 3 times: {} checks",
+             prog->stats().input_offset_checks);
+    prog->run(ys);
+    prog->run(ys);
+    SF_CHECK(prog->stats().input_offset_checks == 2, "then another one twice: {} checks",
+             prog->stats().input_offset_checks);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// The ranks allocated different symmetric tensors before the input, so it sits
+// at different offsets: every rank fails before anything runs, naming the
+// input, its op and both offsets.
+TEST(CompiledProgram, SymmetricInputsAtDifferentOffsetsFailOnEveryRankNamingTheInput) {
+  runtime::LaunchOptions o;
+  o.nproc = 2;
+  o.grace_s = 1;
+  o.err_fd = memfd_create("err", 0);
+  int rc = runtime::launch_fn(o, [] {
+    dist::init();
+    const int rank = dist::world().rank();
+    auto prog = compile_text(kInPlaceInput, rank, 2);
+    Tensor pad = symm::empty({rank == 0 ? 64 : 128}, DType::f32);
+    Tensor x = symm::empty({256}, DType::f32);
+    fill_input(x, 0, 0, rank);
+    std::vector<float> before(x.data<float>(), x.data<float>() + 256);
+    std::vector<IValue> xs{IValue(x)};
+    try {
+      prog->run(xs);
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      for (const char* part : {"graph input %x of c10d::all_reduce", "t.sf:2:", "at symmetric offset world+",
+                               "on rank 0 but world+", "on rank 1", "nothing has run", "sf::symm::empty"})
+        SF_CHECK(m.find(part) != std::string::npos, "'{}' missing from: {}", part, m);
+      SF_CHECK(std::equal(before.begin(), before.end(), x.data<float>()), "the input was changed");
+      return 42;
+    }
+    return 0;
+  });
+  EXPECT_EQ(rc, 42);
+}
+
+}  // namespace
+}  // namespace symmflow::exec

@@ -100,17 +100,11 @@ bool SymmPlacement::run(ir::Graph& g) {
       continue;
     }
     const Node* p = root->producer();
+    // A graph input P2P reads or writes in part (a halo row of a grid) is copied
+    // in like any other: one copy per run (and one back when written), however
+    // many transfers the program makes, where staging would copy on both ends of
+    // every transfer; and a caller who passes it symmetric pays nothing.
     const bool received_whole = !p && w.p2p_only && received[size_t(root->id())];
-    if (!p && w.p2p_only && !received_whole) {
-      // Its old contents are read (a halo row of a grid the program reads):
-      // copying the whole tensor in and back costs more than staging the transfer.
-      d.kind = PlacementDecision::Kind::staged;
-      d.reason = fmt::format("graph input %{} used only by P2P: the transfer is staged rather than "
-                             "copying the input into symmetric memory and back",
-                             root->name());
-      decisions.push_back(d);
-      continue;
-    }
     root->set_symmetric(true);
     changed = true;
     if (received_whole) {

@@ -17,7 +17,9 @@
 //    op writes straight into a buffer of the symmetric arena (planned, 0 copies);
 // 2. produced by an opaque custom op: it runs under a symmetric-allocation scope;
 // 3. a graph input: copied into a symmetric buffer at run time, skipped when the
-//    caller's tensor already is symmetric (then 0 copies);
+//    caller's tensor already is symmetric (then 0 copies). An input P2P sends or
+//    receives in part (a halo row) too: one copy per run however many transfers
+//    use it, where staging would copy on both ends of every transfer;
 // 4. needed symmetric in two different groups (conflicting constraints): no
 //    placement, the staged path, and the decision says why.
 #pragma once
