@@ -289,7 +289,10 @@ class TileAllocator : public Allocator {
   size_t target_bytes_ = 0;
 };
 
-enum class Role : uint8_t { full, row, scalar };
+// full: the result's shape, contiguous; strided: the result's shape at rank 1
+// or 2, any strides (a column slice of a grid: tiles of whole rows view it in
+// place); row: a contiguous row broadcast over the leading dims; scalar.
+enum class Role : uint8_t { full, strided, row, scalar };
 
 // How the tiles view each input (whole rows per tile when one is a row), or
 // nullopt when some intermediate does not have the result's shape or some input
@@ -309,6 +312,9 @@ std::optional<TileLayout> tile_layout(std::span<const Tensor> inputs, std::span<
     const auto lead = std::find_if(s.begin(), s.end(), [](int64_t d) { return d != 1; }) - s.begin();
     if (s == shape && t.is_contiguous()) {
       l.roles.push_back(Role::full);
+    } else if (s == shape && shape.size() <= 2) {
+      l.roles.push_back(Role::strided);
+      l.rows = l.rows || shape.size() == 2;
     } else if (t.numel() == 1) {
       l.roles.push_back(Role::scalar);
     } else if (shape.size() >= 2 && lead == long(s.size()) - 1 && s.back() == shape.back() && t.strides().back() == 1) {
@@ -376,6 +382,11 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
       return rows ? t.as_strided({1, 1}, {1, 1}, t.storage_offset()) : t.as_strided({1}, {1}, t.storage_offset());
     }
     if (role == Role::row) return t.as_strided({cols}, {1}, t.storage_offset());
+    if (role == Role::strided) {
+      const Shape& st = t.strides();
+      return rows ? t.as_strided({len / cols, cols}, {st[0], st[1]}, t.storage_offset() + begin / cols * st[0])
+                  : t.as_strided({len}, {st[0]}, t.storage_offset() + begin * st[0]);
+    }
     return rows ? t.as_strided({len / cols, cols}, {cols, 1}, t.storage_offset() + begin)
                 : t.as_strided({len}, {1}, t.storage_offset() + begin);
   };

@@ -15,8 +15,10 @@
 // cutting the loop into tiles changes nothing but where the intermediates live;
 // tiles still start on whole rows of a row-broadcast operand, so each kernel's
 // inner runs are eager's. Inputs the tiles can take are: the result's shape,
-// contiguous; one element (a scalar tensor, any rank); or a contiguous row
-// broadcast over the leading dims (a bias [C] of a [..., C] result). Anything else
+// contiguous, or at rank 1 or 2 with any strides (tiles are then whole rows, each
+// a view of the input in place); one element (a scalar tensor, any rank); or a
+// contiguous row broadcast over the leading dims (a bias [C] of a [..., C]
+// result). Anything else
 // runs the steps unfused, on whole tensors (still eager's result).
 #pragma once
 #include <span>

@@ -142,13 +142,39 @@ TEST(FusedPointwise, IntegerInputsPromoteAsInEager) {
 }
 
 TEST(FusedPointwise, OperandsItCannotTileRunUnfused) {
-  // A column [37, 1] and a transposed operand: no tile view takes them, so the
-  // steps run on whole tensors (still eager's bits).
+  // A column [37, 1] and a transposed rank-3 operand: no tile view takes them,
+  // so the steps run on whole tensors (still eager's bits).
   Tensor x = values({37, 53}, DType::f32, 0);
   Tensor col = values({37, 1}, DType::f32, 1);
+  const std::string_view program = "aten::add.Tensor(x0, x1, 1); aten::mul.Tensor(t0, x2); aten::exp(t1)";
+  EXPECT_FALSE(runs_tiled(std::vector<Tensor>{x, col, x}, parse_fused_program(program)));
+  expect_eager_bits_at_every_tile_size({x, col, x}, program);
+  Tensor y = values({2, 5, 7}, DType::f32, 0);
+  Tensor yt = values({2, 7, 5}, DType::f32, 2).as_strided({2, 5, 7}, {35, 1, 5}, 0);
+  const std::string_view program3 = "aten::mul.Tensor(x0, x1); aten::exp(t0)";
+  EXPECT_FALSE(runs_tiled(std::vector<Tensor>{y, yt}, parse_fused_program(program3)));
+  expect_eager_bits_at_every_tile_size({y, yt}, program3);
+}
+
+// A stencil on column slices of a grid (strided, rank 2), a transposed
+// operand and a strided rank-1 view: tiled by whole rows, each tile a view of
+// the input in place, and eager's bits at every tile size (a tile of 64 bytes
+// is still one whole row).
+TEST(FusedPointwise, StridedOperandsAtRankOneAndTwoAreTiledInPlaceWithEagersBits) {
+  Tensor u = values({39, 57}, DType::f32, 3);
+  auto slice = [&](int64_t r, int64_t c) { return u.as_strided({37, 53}, {57, 1}, r * 57 + c); };
+  const std::vector<Tensor> stencil{slice(0, 2), slice(2, 2), slice(1, 0), slice(1, 4), slice(1, 2)};
+  const std::string_view program =
+      "aten::add.Tensor(x0, x1, 1); aten::add.Tensor(x2, x3, 1); aten::add.Tensor(t0, t1, 1); "
+      "aten::mul.Scalar(x4, 4.0); aten::sub.Tensor(t2, t3, 1); aten::mul.Scalar(t4, 0.2); aten::add.Tensor(x4, t5, 1)";
+  EXPECT_TRUE(runs_tiled(stencil, parse_fused_program(program)));
+  expect_eager_bits_at_every_tile_size(stencil, program);
   Tensor xt = values({53, 37}, DType::f32, 2).as_strided({37, 53}, {1, 37}, 0);
-  expect_eager_bits_at_every_tile_size({x, col, xt},
-                                       "aten::add.Tensor(x0, x1, 1); aten::mul.Tensor(t0, x2); aten::exp(t1)");
+  expect_eager_bits_at_every_tile_size({u.as_strided({37, 53}, {57, 1}, 0), xt},
+                                       "aten::mul.Tensor(x0, x1); aten::exp(t0)");
+  Tensor every_third = values({3000}, DType::f32, 4).as_strided({1000}, {3}, 1);
+  expect_eager_bits_at_every_tile_size({every_third, values({1000}, DType::f32, 5)},
+                                       "aten::sub.Tensor(x0, x1, 1); aten::sigmoid(t0)");
 }
 
 // Counts what the thread's allocator serves (regular memory underneath).

@@ -13,10 +13,11 @@ namespace {
 
 bool contiguous(const ir::TensorType& t) { return t.strides.empty() || t.strides == contiguous_strides(t.sizes); }
 
-// An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape,
-// one element, or a contiguous row of a result of rank >= 2.
+// An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape
+// (any strides at rank 1 or 2: a column slice of a grid), one element, or a
+// contiguous row of a result of rank >= 2.
 bool tileable_operand(const ir::TensorType& t, const Shape& shape) {
-  if (t.sizes == shape) return contiguous(t);
+  if (t.sizes == shape) return contiguous(t) || shape.size() <= 2;
   if (t.numel() == 1) return true;
   const auto& s = t.sizes;
   const bool row = shape.size() >= 2 && s.size() <= shape.size() && !s.empty() && s.back() == shape.back() &&
@@ -39,6 +40,7 @@ bool fusible(const ir::Node& n) {
 
 struct Chain {
   std::vector<ir::Node*> members;
+  bool merged = false;  // holds another group's members: sort by program order
 };
 
 // The fused node for a chain: its external tensors, in first-use order, and its steps.
@@ -87,6 +89,8 @@ bool FusePointwise::run(ir::Graph& g) {
     }
     if (!fusible(*n)) continue;
     const ir::Value* out = n->output(0);
+    // n joins the group of every operand an open group made and only n reads
+    // (a tree: the stencil's n + s and w + e meet in one add); the groups merge.
     std::optional<size_t> joined;
     for (const ir::Arg& a : n->args()) {
       if (a.kind != ir::Arg::Kind::Value) continue;
@@ -94,9 +98,17 @@ bool FusePointwise::run(ir::Graph& g) {
       if (it == open.end() || a.value->returned() > 0 || a.value->type().sizes != out->type().sizes) continue;
       const auto& uses = a.value->uses();
       if (!std::all_of(uses.begin(), uses.end(), [&](const ir::Use& u) { return u.user == n; })) continue;
-      joined = it->second;
+      const size_t group = it->second;
       open.erase(it);
-      break;
+      if (!joined) {
+        joined = group;
+      } else if (group != *joined) {
+        auto& into = chains[*joined].members;
+        auto& from = chains[group].members;
+        into.insert(into.end(), from.begin(), from.end());
+        from.clear();
+        chains[*joined].merged = true;
+      }
     }
     if (!joined) {
       joined = chains.size();
@@ -104,6 +116,16 @@ bool FusePointwise::run(ir::Graph& g) {
     }
     chains[*joined].members.push_back(n);
     open[out] = *joined;
+  }
+  // Merged groups list their members group by group: back to program order,
+  // which is an order of their steps (each operand made before its reader).
+  if (std::any_of(chains.begin(), chains.end(), [](const Chain& c) { return c.merged; })) {
+    std::unordered_map<const ir::Node*, size_t> position;
+    for (const ir::Node* n : g.nodes()) position.emplace(n, position.size());
+    for (Chain& c : chains)
+      if (c.merged)
+        std::sort(c.members.begin(), c.members.end(),
+                  [&](const ir::Node* a, const ir::Node* b) { return position.at(a) < position.at(b); });
   }
 
   // Each fused node takes its chain's last node's place in program order.
