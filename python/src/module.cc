@@ -177,6 +177,7 @@ class Program {
     d["symmetric_bytes"] = s.symmetric_bytes;
     d["temporary_bytes"] = s.temporary_bytes;  // kernel temporaries, kept between runs
     d["allocations"] = s.allocations;          // what the last run allocated (its returned results)
+    d["input_offset_checks"] = s.input_offset_checks;  // ranks compared symmetric inputs: once per signature
     return d;
   }
   void set_tracing(bool on) {

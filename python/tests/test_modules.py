@@ -228,6 +228,25 @@ def test_halo_exchange_on_a_symmetric_grid_is_used_in_place(rank, world):
     assert stats["copies"] == 0, stats
 
 
+def all_reduce_input_in_place(x):
+    sft.all_reduce_(x)
+    return x * 2
+
+
+def test_a_symmetric_input_is_compared_across_ranks_once_not_every_run(rank, world):
+    # Used in place by the all_reduce, so it must sit at the same offset on every
+    # rank: the ranks compare that when the signature changes, not every run.
+    x = sft.empty((64,))
+    x.copy_(randn(64, seed=90 + rank))
+    want = sum(randn(64, seed=90 + r) for r in range(world))
+    fast = sft.compile(all_reduce_input_in_place)
+    torch.testing.assert_close(fast(x), want * 2)
+    for _ in range(2):
+        fast(x)
+    stats = fast.stats(x)
+    assert stats["copies"] == 0 and stats["input_offset_checks"] == (1 if world > 1 else 0), stats
+
+
 def seed_op_on_matmul(x, w):
     y = torch.ops.symm_mem.multimem_all_reduce_(x @ w, "sum", "world")
     return torch.relu(y) * 2
