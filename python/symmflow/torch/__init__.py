@@ -17,18 +17,20 @@ import os
 import torch
 
 from .. import _C
-from . import _autograd, _compile, _ops, _source, _tensors, _train
+from . import _autograd, _compile, _ops, _pipeline, _source, _tensors, _train
 
 Error = _C.Error
 _ops.register()
 
 __all__ = ["init", "rank", "world_size", "empty", "is_symmetric", "all_reduce_", "all_reduce", "all_gather",
            "reduce_scatter", "all_to_all", "broadcast_", "P2POp", "Work", "batch_isend_irecv", "isend", "irecv",
-           "send", "recv", "all_reduce_gradients", "sgd_", "adam_", "DataParallel", "compile", "export", "Error", "CompiledFunction"]
+           "send", "recv", "all_reduce_gradients", "sgd_", "adam_", "DataParallel", "pipeline_1f1b",
+           "PipelineParallel", "compile", "export", "Error", "CompiledFunction"]
 
 CompiledFunction = _compile.CompiledFunction
 all_reduce_gradients, sgd_, adam_, DataParallel = (_train.all_reduce_gradients, _train.sgd_, _train.adam_,
                                                    _train.DataParallel)
+pipeline_1f1b, PipelineParallel = _pipeline.pipeline_1f1b, _pipeline.PipelineParallel
 
 
 def init():

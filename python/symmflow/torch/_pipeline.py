@@ -89,3 +89,48 @@ def pipeline_1f1b(stage_fn, params, x, y, loss_fn, micro_batches, activation_sha
             g = torch.autograd.grad(objective, params + ([buf] if buf is not None else []))[:len(params)]
             grads = list(g) if grads is None else [a + b for a, b in zip(grads, g)]
     return loss, grads
+
+
+class PipelineParallel:
+    """This rank's stage of a model split over the ranks (stage s on rank s),
+    trained on micro-batches in 1F1B order:
+
+        pp = sft.PipelineParallel(stages[sft.rank()], F.mse_loss, lr=0.05, micro_batches=4,
+                                  activation_shape=(8, 64))      # or optimizer="adam"
+        loss = pp.step(x, y)   # the last stage: the batch's loss; the others: None
+
+    step runs pipeline_1f1b on the stage module's own parameters and the
+    optimizer's update of them in place, compiled by symmflow into one program
+    per rank (compile=False runs the same step eagerly). Every rank passes the
+    whole batch; stage 0 reads x, the last stage y."""
+
+    def __init__(self, stage, loss_fn, lr, micro_batches, activation_shape=None, optimizer="sgd", momentum=0.0,
+                 betas=(0.9, 0.999), eps=1e-8, compile=True, **compile_options):
+        from . import _compile, _train
+        self.opt = _train.Optimizer("PipelineParallel", optimizer, lr, momentum, betas, eps)
+        self.stage, self.loss_fn = stage, loss_fn
+        self.micro_batches, self.activation_shape = micro_batches, activation_shape
+        named = list(stage.named_parameters())
+        self.names = [n for n, _ in named]
+        self.params = [p for _, p in named]
+        self.state = self.opt.initial_state(self.params)
+        self._fn = _compile.CompiledFunction(self._step, name="pipeline_step", **compile_options) \
+            if compile else self._step
+
+    def _stage_fn(self, params, h):
+        from torch.nn.utils.stateless import functional_call
+        return functional_call(self.stage, dict(zip(self.names, params)), (h,))
+
+    def _step(self, params, state, x, y):
+        loss, grads = pipeline_1f1b(self._stage_fn, params, x, y, self.loss_fn, self.micro_batches,
+                                    self.activation_shape)
+        self.opt.update_(params, grads, state)
+        return loss
+
+    def step(self, x, y):
+        """One training step on the batch (x, y); returns its loss on the last stage, None on the others."""
+        return self._fn(self.params, self.state, x, y)
+
+    def explain(self, x, y):
+        """This rank's compiled step's explain (what `symmflow run --explain` prints)."""
+        return self._fn.explain(self.params, self.state, x, y)
