@@ -16,13 +16,15 @@ from symmflow import _C
 from symmflow.torch._pipeline import order_1f1b
 from conftest import bitwise_equal, randn
 
-D_IN, D_OUT, M, MB = 12, 5, 4, 3  # features in and out, micro-batches, rows per micro-batch
+D_IN, D_OUT, M, MB = 12, 5, 4, 4  # features in and out, micro-batches, rows per micro-batch
 
 
 def width(boundary):
     """The activation's features between stage boundary-1 and stage boundary:
-    they differ per boundary, so activation_shape is a list."""
-    return 8 + 4 * boundary
+    they differ per boundary, so activation_shape is a list. Every message is
+    larger than an eager slot (4 KiB: MB x 264 f32 and up), so a send waits for its
+    receive to be posted, eagerly too (where a schedule can deadlock)."""
+    return 256 + 8 * boundary
 
 
 def whole_model(stages, seed=3):
@@ -112,11 +114,13 @@ def test_pipeline_gradients_equal_the_unsharded_models(rank, world):
     assert copies == (0, 0), f"rank {rank}: {copies[0]} staged copies ({copies[1]} bytes) in 3 compiled runs"
 
 
-@pytest.mark.parametrize("optimizer,momentum", [("sgd", 0.9), ("adam", 0.0)])
-def test_pipeline_training_equals_pytorch_on_the_whole_model(optimizer, momentum, rank, world):
-    steps, lr = 3, 0.05
-    # f32 rounding as above; Adam divides each gradient by its own magnitude (test_training.py)
-    atol = 1e-4 if optimizer == "adam" else 1e-6
+@pytest.mark.parametrize("optimizer,momentum,lr", [("sgd", 0.9, 0.05), ("adam", 0.0, 0.005)])
+def test_pipeline_training_equals_pytorch_on_the_whole_model(optimizer, momentum, lr, rank, world):
+    steps = 3
+    # f32 rounding as above. Adam divides each gradient by its own magnitude, so a
+    # gradient near zero (summed in another order) moves its weight by up to lr times
+    # its relative rounding error, and the loss after it moves with it (test_training.py).
+    atol, loss_rtol = (1e-4, 1e-4) if optimizer == "adam" else (1e-6, 1e-5)
     ref_model = whole_model(world)
     opt = torch.optim.Adam(ref_model.parameters(), lr=lr) if optimizer == "adam" else \
         torch.optim.SGD(ref_model.parameters(), lr=lr, momentum=momentum)
@@ -134,7 +138,7 @@ def test_pipeline_training_equals_pytorch_on_the_whole_model(optimizer, momentum
         opt.step()
         loss = pp.step(x, y)
         if rank == world - 1:
-            torch.testing.assert_close(loss, ref_loss.detach(), atol=1e-6, rtol=1e-5)
+            torch.testing.assert_close(loss, ref_loss.detach(), atol=1e-6, rtol=loss_rtol)
         for p, q in zip(model[rank].parameters(), ref_model[rank].parameters()):  # updated in place
             torch.testing.assert_close(p.detach(), q.detach(), atol=atol, rtol=1e-5)
     for p, q in zip(model[rank].parameters(), eager_model[rank].parameters()):

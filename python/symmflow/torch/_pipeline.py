@@ -5,12 +5,13 @@
                                     activation_shape=(8, 64))
 
 Rank s holds stage s of world_size() stages. Stage 0 feeds the micro-batches of
-x to its stage_fn and sends the result on (sft.send); stage s > 0 receives its
-input from stage s-1 (sft.recv); the last stage applies loss_fn against the
-micro-batch of y. Backward runs through the same calls (_autograd.py): a
-receive's backward sends the input's gradient back to s-1, a send's backward
-receives the output's gradient from s+1. Each stage returns the gradients of
-its own parameters, summed over the micro-batches.
+x to its stage_fn; stage s > 0 receives its input from stage s-1; every stage
+but the last sends its output on to s+1; the last applies loss_fn against the
+micro-batch of y. Backward, per micro-batch: the last stage differentiates its
+loss, the others receive their output's gradient from s+1 and differentiate
+the output with it (torch.autograd.grad's grad_outputs); every stage but the
+first sends its input's gradient back to s-1. Each stage returns the gradients
+of its own parameters, summed over the micro-batches.
 
 The order is 1F1B (PipeDream-flush, Megatron's default): stage s runs
 min(stages - 1 - s, M) warm-up forwards, then one forward and one backward in
@@ -18,6 +19,17 @@ turn, then the remaining backwards, so at most stages - s micro-batches'
 activations are alive on stage s at once. Every rank runs different code; under
 sft.compile each traces its own program (a branch on the rank is resolved at
 trace time), and the compiler matches their sends and receives at load.
+
+Why the Work API (sft.isend / sft.irecv) and not the differentiable sft.send:
+sft.send waits for its message to leave, and in 1F1B's steady state stage s
+sends micro-batch m's activation to s+1 while s+1 sends micro-batch i's gradient
+back to s. A message larger than an eager slot (4 KiB) waits for its receive
+to be posted, so both ranks would wait for each other (observed: the runtime's
+deadlock error at 8 KiB). Here no rank waits for a send until the end of the
+pass; a rank only ever waits for a receive, and a receive depends only on
+earlier steps of the schedule, so every wait completes (a rank blocked in a
+wait drives its own sends in flight). The compiler moves each wait as late and
+each post as early as the data allow (DESIGN 3, schedule) all the same.
 """
 import torch
 
@@ -39,6 +51,14 @@ def _incoming_shape(activation_shape, stage):
     return tuple(activation_shape)
 
 
+def _received(shape, dtype, src):
+    """A new tensor: what rank src sends next (posted and waited for here)."""
+    from . import irecv
+    buf = torch.empty(shape, dtype=dtype)
+    irecv(buf, src).wait()
+    return buf
+
+
 def pipeline_1f1b(stage_fn, params, x, y, loss_fn, micro_batches, activation_shape=None):
     """One 1F1B pass of a pipeline, this rank's stage: returns (loss, grads).
 
@@ -53,7 +73,7 @@ def pipeline_1f1b(stage_fn, params, x, y, loss_fn, micro_batches, activation_sha
     stage's parameters' gradients of it, summed over the micro-batches in
     order (so not bitwise those of one backward over the whole batch).
     Stage s is rank s of "world"."""
-    from . import rank, recv, send, world_size
+    from . import isend, rank, world_size
     stages, stage = world_size(), rank()
     first, last = stage == 0, stage == stages - 1
     if stages > 1 and activation_shape is None:
@@ -65,29 +85,31 @@ def pipeline_1f1b(stage_fn, params, x, y, loss_fn, micro_batches, activation_sha
     params = list(params)
     xs, ys = x.chunk(micro_batches), y.chunk(micro_batches)
     dtype = params[0].dtype if params else x.dtype
-    pending = {}  # micro-batch -> (what to differentiate, the receive's buffer or None)
+    alive = {}   # micro-batch -> (its input h, its output or loss): what backward differentiates
+    sends = []   # (Work, tensor): waited for at the end (see the module's comment)
     grads, loss = None, None
     for kind, m in order_1f1b(stages, stage, micro_batches):
         if kind == "F":
-            buf = None
-            if first:
-                h = xs[m]
-            else:
-                # A receive's result hangs on buf in the autograd graph: differentiating
-                # buf too makes autograd run the receive's backward (the send to s-1).
-                buf = torch.zeros(_incoming_shape(activation_shape, stage), dtype=dtype, requires_grad=True)
-                h = recv(buf, stage - 1)
+            h = xs[m] if first else \
+                _received(_incoming_shape(activation_shape, stage), dtype, stage - 1).requires_grad_()
             out = stage_fn(params, h)
             if last:
-                objective = loss_fn(out, ys[m]) / micro_batches
-                loss = objective.detach() if loss is None else loss + objective.detach()
+                out = loss_fn(out, ys[m]) / micro_batches
+                loss = out.detach() if loss is None else loss + out.detach()
             else:
-                objective = send(out, stage + 1)  # the token; its backward receives out's gradient
-            pending[m] = (objective, buf)
+                sent = out.detach()
+                sends.append((isend(sent, stage + 1), sent))
+            alive[m] = (h, out)
         else:
-            objective, buf = pending.pop(m)
-            g = torch.autograd.grad(objective, params + ([buf] if buf is not None else []))[:len(params)]
+            h, out = alive.pop(m)
+            grad_out = None if last else _received(out.shape, out.dtype, stage + 1)
+            g = torch.autograd.grad(out, params + ([] if first else [h]), grad_outputs=grad_out)
+            if not first:
+                sends.append((isend(g[-1], stage - 1), g[-1]))
+            g = g[:len(params)]
             grads = list(g) if grads is None else [a + b for a, b in zip(grads, g)]
+    for work, _ in sends:
+        work.wait()
     return loss, grads
 
 
