@@ -99,10 +99,15 @@ def main():
             ms = (time.perf_counter() - t0) / (step + 1) * 1e3
             print(f"step {step + 1:4d}/{a.steps}  loss {losses[-1]:.5f}  ({ms:.2f} ms/step, {world} stages, "
                   f"{a.micro_batches} micro-batches)", flush=True)
+    if not a.eager:
+        # Every rank's copies: the program's planned ones, and the runtime's staged
+        # copies of the last step (an activation or gradient that took the staged
+        # path instead of moving straight into its receiver's symmetric buffer).
+        s = pp.stats(x, y)
+        print(f"rank {rank}: {pp.explain(x, y).splitlines()[0].split(': ', 1)[1]}; last step: "
+              f"{s['copies']} copies ({s['copy_bytes']} bytes), {s['copies_staged']} staged", flush=True)
     if last:
         print(f"loss {losses[0]:.5f} -> {losses[-1]:.5f}")
-        if not a.eager:
-            print(f"rank {rank}: {pp.explain(x, y).splitlines()[0]}")
         if a.check:
             print(f"check: the first {min(a.check_steps, a.steps)} steps equal PyTorch's on the whole model")
         if a.check and not losses[-1] < losses[0]:

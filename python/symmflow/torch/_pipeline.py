@@ -156,3 +156,8 @@ class PipelineParallel:
     def explain(self, x, y):
         """This rank's compiled step's explain (what `symmflow run --explain` prints)."""
         return self._fn.explain(self.params, self.state, x, y)
+
+    def stats(self, x, y):
+        """This rank's compiled step's stats(): its copies ("copies", "copy_bytes", and
+        by origin: "copies_staged" is the runtime's staged copies of the last step)."""
+        return self._fn.stats(self.params, self.state, x, y)
