@@ -79,11 +79,13 @@ def main():
         opt = torch.optim.SGD(ref.parameters(), lr=lr, momentum=momentum) if a.optimizer == "sgd" else \
             torch.optim.Adam(ref.parameters(), lr=lr)
 
-    losses = []
+    losses, staged = [], 0
     t0 = time.perf_counter()
     for step in range(a.steps):
         x, y = batch(step, a.micro_batches * a.micro_batch, a.d, net)
         loss = pp.step(x, y)  # the batch's loss on the last stage, None on the others
+        if not a.eager and step > 0:  # the runtime's staged copies of this step (the first one traced)
+            staged += pp.stats(x, y)["copies_staged"]
         if last:
             losses.append(float(loss))
         if a.check and step < a.check_steps:
@@ -101,11 +103,10 @@ def main():
                   f"{a.micro_batches} micro-batches)", flush=True)
     if not a.eager:
         # Every rank's copies: the program's planned ones, and the runtime's staged
-        # copies of the last step (an activation or gradient that took the staged
-        # path instead of moving straight into its receiver's symmetric buffer).
-        s = pp.stats(x, y)
-        print(f"rank {rank}: {pp.explain(x, y).splitlines()[0].split(': ', 1)[1]}; last step: "
-              f"{s['copies']} copies ({s['copy_bytes']} bytes), {s['copies_staged']} staged", flush=True)
+        # copies (an activation or gradient that took the staged path instead of
+        # moving straight into its receiver's symmetric buffer) over the compiled steps.
+        print(f"rank {rank}: {pp.explain(x, y).splitlines()[0].split(': ', 1)[1]}; staged copies in steps "
+              f"2-{a.steps}: {staged}", flush=True)
     if last:
         print(f"loss {losses[0]:.5f} -> {losses[-1]:.5f}")
         if a.check:
