@@ -193,15 +193,23 @@ class Work:
 
 
 def batch_isend_irecv(ops):
-    """Starts every send and receive; returns one Work per op."""
+    """Starts every send and receive; returns one Work per op. When a sent tensor
+    requires grad and the batch receives too, the receive buffers' later uses
+    record a backward (_autograd.BatchIsendIrecv: the batch reversed); a batch
+    of sends alone records none (use sft.send)."""
     if not ops:
         return []
     groups = {o.group for o in ops}
     if len(groups) != 1:
         raise Error(f"{_source.caller()}: batch_isend_irecv: every op must use one group, got {sorted(groups)}")
     g = _group(groups.pop(), "batch_isend_irecv")
-    handles = _c10d.batch_isend_irecv([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops],
-                                      [o.tensor for o in ops], g)
+    meta = ([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops], g)
+    tensors = [o.tensor for o in ops]
+    if "irecv" in meta[0] and any(o.op == "isend" and _differentiable(o.tensor) for o in ops):
+        handles = []  # filled by the forward: the Work objects wait outside the autograd node
+        _autograd.BatchIsendIrecv.apply(meta, handles, *tensors)
+    else:
+        handles = _c10d.batch_isend_irecv(*meta[:3], tensors, g)
     return [Work(h) for h in handles]
 
 
