@@ -33,6 +33,8 @@ each post as early as the data allow (DESIGN 3, schedule) all the same.
 """
 import torch
 
+from . import _train
+
 
 def order_1f1b(stages, stage, micro_batches):
     """Stage `stage`'s steps, ("F", m) and ("B", m), in 1F1B order."""
@@ -113,13 +115,14 @@ def pipeline_1f1b(stage_fn, params, x, y, loss_fn, micro_batches, activation_sha
     return loss, grads
 
 
-class PipelineParallel:
+class PipelineParallel(_train.TrainingStep):
     """This rank's stage of a model split over the ranks (stage s on rank s),
     trained on micro-batches in 1F1B order:
 
         pp = sft.PipelineParallel(stages[sft.rank()], F.mse_loss, lr=0.05, micro_batches=4,
                                   activation_shape=(8, 64))      # or optimizer="adam"
         loss = pp.step(x, y)   # the last stage: the batch's loss; the others: None
+        pp.explain(x, y), pp.stats(x, y)    # this rank's program
 
     step runs pipeline_1f1b on the stage module's own parameters and the
     optimizer's update of them in place, compiled by symmflow into one program
@@ -128,36 +131,11 @@ class PipelineParallel:
 
     def __init__(self, stage, loss_fn, lr, micro_batches, activation_shape=None, optimizer="sgd", momentum=0.0,
                  betas=(0.9, 0.999), eps=1e-8, compile=True, **compile_options):
-        from . import _compile, _train
-        self.opt = _train.Optimizer("PipelineParallel", optimizer, lr, momentum, betas, eps)
-        self.stage, self.loss_fn = stage, loss_fn
-        self.micro_batches, self.activation_shape = micro_batches, activation_shape
-        named = list(stage.named_parameters())
-        self.names = [n for n, _ in named]
-        self.params = [p for _, p in named]
-        self.state = self.opt.initial_state(self.params)
-        self._fn = _compile.CompiledFunction(self._step, name="pipeline_step", **compile_options) \
-            if compile else self._step
-
-    def _stage_fn(self, params, h):
-        from torch.nn.utils.stateless import functional_call
-        return functional_call(self.stage, dict(zip(self.names, params)), (h,))
+        super().__init__("pipeline_step", stage, optimizer, lr, momentum, betas, eps, compile, compile_options)
+        self.loss_fn, self.micro_batches, self.activation_shape = loss_fn, micro_batches, activation_shape
 
     def _step(self, params, state, x, y):
-        loss, grads = pipeline_1f1b(self._stage_fn, params, x, y, self.loss_fn, self.micro_batches,
+        loss, grads = pipeline_1f1b(self._call_module, params, x, y, self.loss_fn, self.micro_batches,
                                     self.activation_shape)
         self.opt.update_(params, grads, state)
         return loss
-
-    def step(self, x, y):
-        """One training step on the batch (x, y); returns its loss on the last stage, None on the others."""
-        return self._fn(self.params, self.state, x, y)
-
-    def explain(self, x, y):
-        """This rank's compiled step's explain (what `symmflow run --explain` prints)."""
-        return self._fn.explain(self.params, self.state, x, y)
-
-    def stats(self, x, y):
-        """This rank's compiled step's stats(): its copies ("copies", "copy_bytes", and
-        by origin: "copies_staged" is the runtime's staged copies of the last step)."""
-        return self._fn.stats(self.params, self.state, x, y)
