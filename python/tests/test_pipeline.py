@@ -16,7 +16,7 @@ from torch.nn.utils.stateless import functional_call
 import symmflow.torch as sft
 from symmflow import _C
 from symmflow.torch._pipeline import order_1f1b
-from conftest import bitwise_equal, randn
+from conftest import bitwise_equal, randn, reference_step, torch_optimizer
 
 D_IN, D_OUT, M, MB = 12, 5, 4, 4  # features in and out, micro-batches, rows per micro-batch
 
@@ -128,8 +128,7 @@ def test_pipeline_training_equals_pytorch_on_the_whole_model(optimizer, momentum
     # its relative rounding error, and the loss after it moves with it (test_training.py).
     atol, loss_rtol = (1e-4, 1e-4) if optimizer == "adam" else (1e-6, 1e-5)
     ref_model = whole_model(world)
-    opt = torch.optim.Adam(ref_model.parameters(), lr=lr) if optimizer == "adam" else \
-        torch.optim.SGD(ref_model.parameters(), lr=lr, momentum=momentum)
+    opt = torch_optimizer(optimizer, ref_model.parameters(), lr, momentum)
     options = dict(lr=lr, micro_batches=M, activation_shape=activation_shapes(world), optimizer=optimizer,
                    momentum=momentum)
     model, eager_model = whole_model(world), whole_model(world)
@@ -138,13 +137,10 @@ def test_pipeline_training_equals_pytorch_on_the_whole_model(optimizer, momentum
     for s in range(steps):
         x, y = batch(seed=40 + 2 * s)
         eager.step(x, y)
-        opt.zero_grad()
-        ref_loss = F.mse_loss(ref_model(x), y)
-        ref_loss.backward()
-        opt.step()
+        ref_loss = reference_step(ref_model, opt, x, y)
         loss = pp.step(x, y)
         if rank == world - 1:
-            torch.testing.assert_close(loss, ref_loss.detach(), atol=1e-6, rtol=loss_rtol)
+            torch.testing.assert_close(loss, ref_loss, atol=1e-6, rtol=loss_rtol)
         for p, q in zip(model[rank].parameters(), ref_model[rank].parameters()):  # updated in place
             torch.testing.assert_close(p.detach(), q.detach(), atol=atol, rtol=1e-5)
     for p, q in zip(model[rank].parameters(), eager_model[rank].parameters()):
