@@ -1,16 +1,30 @@
 #!/usr/bin/python3
-"""Data-parallel training of a small MLP on a synthetic regression task, each step
-one compiled symmflow program (forward, loss, backward, the gradients' bucketed
-all_reduce overlapped with backward, the SGD or Adam update in place).
+"""Training a small MLP on a synthetic regression task, each step one compiled
+symmflow program per rank: data-parallel (the default) or, with --pipeline, a
+1F1B pipeline with one stage per rank.
 
     PYTHONPATH=build/dev/python build/dev/symmflow launch --nproc 2 -- \\
-        /usr/bin/python3 examples/train_mlp/train_mlp.py [--steps 300] [--check]
+        /usr/bin/python3 examples/train_mlp/train_mlp.py [--steps 300] [--check] [--pipeline]
 
-The task: fit a fixed random "teacher" MLP. Every rank draws its own part of each
-global batch. --check also trains the same model in plain PyTorch (one process,
-no communication) on the whole global batch, for the first --check-steps steps:
-averaging the ranks' gradients is the gradient of the whole batch's mean loss,
-so both must agree to f32 rounding; it then requires the loss to have decreased.
+The task: fit a fixed random "teacher" MLP. Each step has a global batch of
+world x --batch samples.
+
+- Data-parallel (sft.DataParallel): every rank holds the whole model and takes
+  its part of the global batch; its step is forward, loss, backward, the
+  gradients' bucketed all_reduce overlapped with backward, the SGD or Adam
+  update in place. Rank 0 prints the progress lines.
+- --pipeline (sft.PipelineParallel): the model's --layers linear layers are
+  split over the ranks, one stage each; the global batch goes through in
+  --micro-batches micro-batches in 1F1B order, activations sent on and their
+  gradients sent back with no copy, each stage updating its own parameters in
+  place. The last stage prints the progress lines (it has the loss).
+
+--check also trains the whole model in plain PyTorch (one process, no
+communication) on the whole global batch for the first --check-steps steps: the
+averaged gradients of data parallelism and the micro-batches' summed gradients
+of the pipeline are both the whole batch's gradient, so the loss and every
+rank's parameters must agree to f32 rounding; it then requires the loss to have
+decreased. At the end every rank prints its program's copies.
 """
 import argparse
 import sys
@@ -22,10 +36,23 @@ import torch.nn.functional as F
 import symmflow.torch as sft
 
 
-def model(d, hidden, seed):
+def layer_groups(d, hidden, layers, seed):
+    """The model as its linear layers, each with the activation after it (GELU and
+    ReLU in turn, none after the last): a pipeline stage is a run of them."""
     torch.manual_seed(seed)
-    return torch.nn.Sequential(torch.nn.Linear(d, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, hidden),
-                               torch.nn.ReLU(), torch.nn.Linear(hidden, d))
+    groups = []
+    for i in range(layers):
+        last = i == layers - 1
+        lin = torch.nn.Linear(d if i == 0 else hidden, d if last else hidden)
+        groups.append(lin if last else torch.nn.Sequential(lin, torch.nn.GELU() if i % 2 == 0 else torch.nn.ReLU()))
+    return groups
+
+
+def stage(groups, rank, world):
+    """Rank `rank`'s run of the layer groups (the first ranks take one more when they do not divide)."""
+    per, extra = divmod(len(groups), world)
+    start = rank * per + min(rank, extra)
+    return torch.nn.Sequential(*groups[start:start + per + (rank < extra)])
 
 
 def global_batch(step, world, batch, d, teacher):
@@ -42,6 +69,10 @@ def main():
     ap.add_argument("--batch", type=int, default=32, help="samples per rank and step")
     ap.add_argument("--d", type=int, default=32)
     ap.add_argument("--hidden", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=None, help="linear layers (default: 3, or the ranks if more, "
+                    "with --pipeline)")
+    ap.add_argument("--pipeline", action="store_true", help="one stage per rank, micro-batches in 1F1B order")
+    ap.add_argument("--micro-batches", type=int, default=4, help="with --pipeline: per global batch")
     ap.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd")
     ap.add_argument("--lr", type=float, default=None, help="default: 0.1 (sgd), 0.003 (adam)")
     ap.add_argument("--eager", action="store_true", help="run the step eagerly instead of compiled")
@@ -50,45 +81,74 @@ def main():
     ap.add_argument("--every", type=int, default=50, help="print a progress line every N steps")
     a = ap.parse_args()
     lr = a.lr if a.lr is not None else (0.1 if a.optimizer == "sgd" else 0.003)
+    momentum = 0.9 if a.optimizer == "sgd" else 0.0
 
     torch.set_num_threads(1)
     sft.init()
     rank, world = sft.rank(), sft.world_size()
-    teacher = model(a.d, 2 * a.d, seed=123)
-    net = model(a.d, a.hidden, seed=0)
-    dp = sft.DataParallel(net, F.mse_loss, lr=lr, optimizer=a.optimizer, momentum=0.9 if a.optimizer == "sgd" else 0,
-                          compile=not a.eager)
+    layers = a.layers or (max(3, world) if a.pipeline else 3)
+    if a.pipeline and layers < world:
+        ap.error(f"--pipeline: {layers} layers cannot make {world} stages (--layers {world} or more)")
+    teacher = torch.nn.Sequential(*layer_groups(a.d, 2 * a.d, 3, seed=123))
+    if a.pipeline:
+        net = stage(layer_groups(a.d, a.hidden, layers, seed=0), rank, world)
+        micro = world * a.batch // a.micro_batches
+        trainer = sft.PipelineParallel(net, F.mse_loss, lr=lr, micro_batches=a.micro_batches,
+                                       activation_shape=(micro, a.hidden), optimizer=a.optimizer, momentum=momentum,
+                                       compile=not a.eager)
+        reporter = world - 1  # the stage with the loss
+    else:
+        net = torch.nn.Sequential(*layer_groups(a.d, a.hidden, layers, seed=0))
+        trainer = sft.DataParallel(net, F.mse_loss, lr=lr, optimizer=a.optimizer, momentum=momentum,
+                                   compile=not a.eager)
+        reporter = 0
     if a.check:
-        ref = model(a.d, a.hidden, seed=0)
-        opt = torch.optim.SGD(ref.parameters(), lr=lr, momentum=0.9) if a.optimizer == "sgd" else \
+        groups = layer_groups(a.d, a.hidden, layers, seed=0)
+        ref = torch.nn.Sequential(*groups)
+        ref_mine = stage(groups, rank, world) if a.pipeline else ref  # the layers this rank trains
+        opt = torch.optim.SGD(ref.parameters(), lr=lr, momentum=momentum) if a.optimizer == "sgd" else \
             torch.optim.Adam(ref.parameters(), lr=lr)
 
-    losses = []
+    losses, staged = [], 0
     t0 = time.perf_counter()
     for step in range(a.steps):
         x, y = global_batch(step, world, a.batch, a.d, teacher)
-        mine = slice(rank * a.batch, (rank + 1) * a.batch)
-        loss = sft.all_reduce(dp.step(x[mine], y[mine])) / world  # the global batch's mean loss
-        losses.append(float(loss))
+        if a.pipeline:
+            loss = trainer.step(x, y)  # the global batch's mean loss on the last stage, None on the others
+        else:
+            mine = slice(rank * a.batch, (rank + 1) * a.batch)
+            loss = sft.all_reduce(trainer.step(x[mine], y[mine])) / world  # the global batch's mean loss
+        if not a.eager and step > 0:  # the runtime's staged copies of this step (step 1 traces)
+            staged += (trainer.stats(x, y) if a.pipeline else trainer.stats(x[mine], y[mine]))["copies_staged"]
+        if rank == reporter:
+            losses.append(float(loss))
         if a.check and step < a.check_steps:
             opt.zero_grad()
             ref_loss = F.mse_loss(ref(x), y)
             ref_loss.backward()
             opt.step()
-            torch.testing.assert_close(loss, ref_loss.detach(), rtol=1e-5, atol=1e-6)
-            for p, q in zip(net.parameters(), ref.parameters()):
+            if rank == reporter:
+                torch.testing.assert_close(loss, ref_loss.detach(), rtol=1e-5, atol=1e-6)
+            for p, q in zip(net.parameters(), ref_mine.parameters()):
                 torch.testing.assert_close(p.detach(), q.detach(), rtol=1e-5, atol=1e-5)
-        if rank == 0 and ((step + 1) % a.every == 0 or step + 1 == a.steps):
+        if rank == reporter and ((step + 1) % a.every == 0 or step + 1 == a.steps):
             ms = (time.perf_counter() - t0) / (step + 1) * 1e3
-            print(f"step {step + 1:4d}/{a.steps}  loss {losses[-1]:.5f}  ({ms:.2f} ms/step, {world} ranks)",
-                  flush=True)
-    if rank == 0:
+            how = f"{world} stages, {a.micro_batches} micro-batches" if a.pipeline else f"{world} ranks"
+            print(f"step {step + 1:4d}/{a.steps}  loss {losses[-1]:.5f}  ({ms:.2f} ms/step, {how})", flush=True)
+    if not a.eager:
+        # The program's planned copies, and the runtime's staged copies (a message
+        # that took the staged path instead of moving straight into its receiver's
+        # symmetric buffer) over the compiled steps.
+        args = (x, y) if a.pipeline else (x[mine], y[mine])
+        print(f"rank {rank}: {trainer.explain(*args).splitlines()[0].split(': ', 1)[1]}; staged copies in steps "
+              f"2-{a.steps}: {staged}", flush=True)
+    if rank == reporter:
         print(f"loss {losses[0]:.5f} -> {losses[-1]:.5f}")
         if a.check:
             print(f"check: the first {min(a.check_steps, a.steps)} steps equal PyTorch's on the whole batch")
-    if a.check and not losses[-1] < losses[0]:
-        print(f"rank {rank}: the loss did not decrease ({losses[0]} -> {losses[-1]})", file=sys.stderr)
-        return 1
+        if a.check and not losses[-1] < losses[0]:
+            print(f"rank {rank}: the loss did not decrease ({losses[0]} -> {losses[-1]})", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -70,6 +70,21 @@ def check_three_ways(fast, fn, args, reference=None, atol=1e-5, rtol=1e-5):
     return compiled
 
 
+def torch_optimizer(name, params, lr, momentum=0.0):
+    """torch.optim's SGD (with momentum) or Adam: the updates the references run."""
+    return torch.optim.Adam(params, lr=lr) if name == "adam" else torch.optim.SGD(params, lr=lr, momentum=momentum)
+
+
+def reference_step(model, opt, x, y):
+    """One step of plain PyTorch training on (x, y) with the MSE loss; returns the loss."""
+    import torch.nn.functional as F
+    opt.zero_grad()
+    loss = F.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss.detach()
+
+
 def torch_distributed():
     """torch.distributed's gloo group over this job's ranks (once per process): the
     reference that PyTorch's own DistributedDataParallel runs on. The ranks meet in

@@ -2,6 +2,7 @@
 communication op's gradient against the unsharded computation (the loss being
 the sum of the ranks' losses), eagerly and compiled (torch.autograd.grad inside
 the compiled function: one program with the backward's communication)."""
+import math
 import re
 
 import pytest
@@ -147,3 +148,59 @@ def test_send_backward_is_the_matching_receive(rank, world):
         assert "c10d::irecv_" in fast.sf_text(w, x, c, buf)  # the send's backward, compiled
     if rank == 1:
         assert "c10d::isend" in fast.sf_text(w, x, c, buf)  # the receive's backward, compiled
+
+
+def ring_attention_grads(q, k, v, c):
+    """Ring attention (non-causal, online softmax; test_modules.ring_attention)
+    differentiated: d sum(c * out) / d (q, k, v). K and V move around the ring
+    with batch_isend_irecv's Work API, each step into fresh buffers (the double
+    buffer of the forward-only version would overwrite K/V that backward reads)."""
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    world, rank = sft.world_size(), sft.rank()
+    nxt, prv = (rank + 1) % world, (rank - 1) % world
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"))
+    l = torch.zeros(q.shape[:-1] + (1,))
+    acc = torch.zeros_like(q)
+    ck, cv = k, v
+    for step in range(world):
+        works = []
+        if step + 1 < world:
+            nk, nv = torch.empty_like(ck), torch.empty_like(cv)
+            works = sft.batch_isend_irecv([sft.P2POp("isend", ck, nxt, tag=0), sft.P2POp("isend", cv, nxt, tag=1),
+                                           sft.P2POp("irecv", nk, prv, tag=0), sft.P2POp("irecv", nv, prv, tag=1)])
+        s = q @ ck.transpose(-2, -1) * scale
+        m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+        p = torch.exp(s - m_new)
+        corr = torch.exp(m - m_new)
+        l = l * corr + p.sum(-1, keepdim=True)
+        acc = acc * corr + p @ cv
+        m = m_new
+        for w in works:
+            w.wait()
+        if works:
+            ck, cv = nk, nv
+    return torch.autograd.grad(((acc / l) * c).sum(), [q, k, v])
+
+
+def test_ring_attention_gradients_through_batch_isend_irecv_equal_the_unsharded_attentions(rank, world):
+    T, dh = 4, 8
+    qf, kf, vf = (randn(world * T, dh, seed=80 + i) for i in range(3))
+    cs = weights(world, (T, dh), 90)
+    mine = slice(rank * T, (rank + 1) * T)
+    q, k, v = (t[mine].clone() for t in (qf, kf, vf))
+    leaves = [t.clone().requires_grad_() for t in (qf, kf, vf)]
+    out = torch.softmax(leaves[0] @ leaves[1].t() / math.sqrt(dh), dim=-1) @ leaves[2]
+    ref = [g[mine] for g in torch.autograd.grad((out * torch.cat(cs)).sum(), leaves)]
+    eager = ring_attention_grads(q, k, v, cs[rank])
+    fast = sft.compile(ring_attention_grads)
+    compiled = fast(q, k, v, cs[rank])
+    sf_eager = fast.run_eager_sf(q, k, v, cs[rank])
+    for e, got, s, r in zip(eager, compiled, sf_eager, ref):
+        assert bitwise_equal(s, got)
+        torch.testing.assert_close(e, r, atol=1e-5, rtol=1e-4)  # online softmax: another summation order
+        torch.testing.assert_close(got, r, atol=1e-5, rtol=1e-4)
+    # each rotation's backward is the batch reversed: world - 1 batches each way
+    assert fast.sf_text(q, k, v, cs[rank]).count("c10d::batch_isend_irecv(") == 2 * (world - 1)
+    head = fast.explain(q, k, v, cs[rank]).splitlines()[0]
+    assert head.endswith(" 0 copies (0 bytes)"), head  # K/V and their gradients received where they are used

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch.nn.utils.stateless import functional_call
 
 import symmflow.torch as sft
-from conftest import bitwise_equal, randn, torch_distributed
+from conftest import bitwise_equal, randn, reference_step, torch_distributed, torch_optimizer
 from test_modules import MegatronMLP, ParallelAttention, SequenceParallelBlock, causal_attention
 
 
@@ -121,8 +121,7 @@ def test_data_parallel_equals_pytorch_distributed_data_parallel(optimizer, momen
     data = batches(rank, steps, 8, 12, 5)
     ref_model = mlp(12, 32, 5, seed=3)
     ddp = torch.nn.parallel.DistributedDataParallel(ref_model)
-    opt = torch.optim.Adam(ddp.parameters(), lr=lr) if optimizer == "adam" else \
-        torch.optim.SGD(ddp.parameters(), lr=lr, momentum=momentum)
+    opt = torch_optimizer(optimizer, ddp.parameters(), lr, momentum)
     model = mlp(12, 32, 5, seed=3)
     dp = sft.DataParallel(model, F.mse_loss, lr=lr, optimizer=optimizer, momentum=momentum,
                           bucket_bytes=bucket_bytes)
@@ -131,12 +130,9 @@ def test_data_parallel_equals_pytorch_distributed_data_parallel(optimizer, momen
                              bucket_bytes=bucket_bytes, compile=False)
     for x, y in data:
         eager.step(x, y)
-        opt.zero_grad()
-        ref_loss = F.mse_loss(ddp(x), y)
-        ref_loss.backward()
-        opt.step()
+        ref_loss = reference_step(ddp, opt, x, y)
         loss = dp.step(x, y)
-        torch.testing.assert_close(loss, ref_loss.detach(), atol=1e-6, rtol=1e-5)
+        torch.testing.assert_close(loss, ref_loss, atol=1e-6, rtol=1e-5)
         for p, q in zip(model.parameters(), ref_model.parameters()):
             torch.testing.assert_close(p.detach(), q.detach(), atol=atol, rtol=1e-5)
     for p, q in zip(model.parameters(), eager_model.parameters()):  # compiled = the same step run eagerly

@@ -17,18 +17,20 @@ import os
 import torch
 
 from .. import _C
-from . import _autograd, _compile, _ops, _source, _tensors, _train
+from . import _autograd, _compile, _ops, _pipeline, _source, _tensors, _train
 
 Error = _C.Error
 _ops.register()
 
 __all__ = ["init", "rank", "world_size", "empty", "is_symmetric", "all_reduce_", "all_reduce", "all_gather",
            "reduce_scatter", "all_to_all", "broadcast_", "P2POp", "Work", "batch_isend_irecv", "isend", "irecv",
-           "send", "recv", "all_reduce_gradients", "sgd_", "adam_", "DataParallel", "compile", "export", "Error", "CompiledFunction"]
+           "send", "recv", "all_reduce_gradients", "sgd_", "adam_", "DataParallel", "pipeline_1f1b",
+           "PipelineParallel", "compile", "export", "Error", "CompiledFunction"]
 
 CompiledFunction = _compile.CompiledFunction
 all_reduce_gradients, sgd_, adam_, DataParallel = (_train.all_reduce_gradients, _train.sgd_, _train.adam_,
                                                    _train.DataParallel)
+pipeline_1f1b, PipelineParallel = _pipeline.pipeline_1f1b, _pipeline.PipelineParallel
 
 
 def init():
@@ -191,15 +193,23 @@ class Work:
 
 
 def batch_isend_irecv(ops):
-    """Starts every send and receive; returns one Work per op."""
+    """Starts every send and receive; returns one Work per op. When a sent tensor
+    requires grad and the batch receives too, the receive buffers' later uses
+    record a backward (_autograd.BatchIsendIrecv: the batch reversed); a batch
+    of sends alone records none (use sft.send)."""
     if not ops:
         return []
     groups = {o.group for o in ops}
     if len(groups) != 1:
         raise Error(f"{_source.caller()}: batch_isend_irecv: every op must use one group, got {sorted(groups)}")
     g = _group(groups.pop(), "batch_isend_irecv")
-    handles = _c10d.batch_isend_irecv([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops],
-                                      [o.tensor for o in ops], g)
+    meta = ([o.op for o in ops], [o.peer for o in ops], [o.tag for o in ops], g)
+    tensors = [o.tensor for o in ops]
+    if "irecv" in meta[0] and any(o.op == "isend" and _differentiable(o.tensor) for o in ops):
+        handles = []  # filled by the forward: the Work objects wait outside the autograd node
+        _autograd.BatchIsendIrecv.apply(meta, handles, *tensors)
+    else:
+        handles = _c10d.batch_isend_irecv(*meta[:3], tensors, g)
     return [Work(h) for h in handles]
 
 

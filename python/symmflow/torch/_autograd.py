@@ -172,3 +172,41 @@ class Recv(torch.autograd.Function):
     def backward(ctx, g):
         _send(g, ctx.src, ctx.tag, ctx.group)
         return torch.zeros_like(g), None, None, None
+
+
+class BatchIsendIrecv(torch.autograd.Function):
+    """batch_isend_irecv (the Work API) when a sent tensor requires grad: the
+    receive buffers are written in place (marked dirty, so each buffer's later
+    uses hang on this node), and the backward is the same batch reversed: each
+    received buffer's gradient is sent back to the rank it came from, each sent
+    tensor's gradient is received from the rank it went to (same peers, same
+    tags; every rank runs its reversed batch where it ran the forward one, so
+    they match as the forward's did). A buffer's own gradient is zero: the
+    receive overwrote it. `handles` gets the op's handles, for the Work
+    objects, which wait outside this node."""
+
+    @staticmethod
+    def forward(ctx, meta, handles, *tensors):
+        op_types, peers, tags, group = meta
+        ctx.meta = meta
+        ctx.shapes = [(t.shape, t.dtype) for t in tensors]
+        handles.extend(_c10d.batch_isend_irecv(op_types, peers, tags, list(tensors), group))
+        received = [t for o, t in zip(op_types, tensors) if o == "irecv"]
+        ctx.mark_dirty(*received)
+        return tuple(received)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        op_types, peers, tags, group = ctx.meta
+        incoming = iter(grads)
+        reversed_types, bufs = [], []
+        for o, (shape, dtype) in zip(op_types, ctx.shapes):
+            if o == "irecv":
+                g = next(incoming)
+                reversed_types.append("isend")
+                bufs.append(torch.zeros(shape, dtype=dtype) if g is None else g.contiguous())
+            else:
+                reversed_types.append("irecv")
+                bufs.append(torch.empty(shape, dtype=dtype))
+        done = [_c10d.wait_tensor(h) for h in _c10d.batch_isend_irecv(reversed_types, peers, tags, bufs, group)]
+        return (None, None) + tuple(d if o == "isend" else None for o, d in zip(op_types, done))

@@ -97,6 +97,11 @@ def _arg_key(a):
                     f"None (in tuples, lists or dicts)")
 
 
+# Marks a flat output that is a graph output (a tensor), not a baked constant:
+# None cannot, since a function may return None (a pipeline stage without a loss).
+_GRAPH_OUTPUT = object()
+
+
 class _Entry:
     """One compiled program: what it was traced from and how to call it."""
 
@@ -104,8 +109,8 @@ class _Entry:
         self.translation = translation
         self.program = None  # compiled on first use (export needs only the translation)
         self.out_spec = out_spec
-        self.out_consts = out_consts  # per flat output: None (a graph output) or a baked constant
-        self.single = out_spec.type is None and out_consts == [None]  # the function returns one tensor
+        self.out_consts = out_consts  # per flat output: _GRAPH_OUTPUT or a baked constant
+        self.single = out_spec.type is None and out_consts == [_GRAPH_OUTPUT]  # the function returns one tensor
 
 
 class CompiledFunction:
@@ -171,7 +176,7 @@ class CompiledFunction:
             out = self._call_fn(names, list(tensors[:n_state]), a, kw)
             out_flat, out_spec = pytree.tree_flatten(out)
             out_info["spec"] = out_spec
-            out_info["consts"] = [None if isinstance(o, torch.Tensor) else o for o in out_flat]
+            out_info["consts"] = [_GRAPH_OUTPUT if isinstance(o, torch.Tensor) else o for o in out_flat]
             return [o for o in out_flat if isinstance(o, torch.Tensor)]
 
         try:
@@ -233,7 +238,7 @@ class CompiledFunction:
         if entry.single:
             return _tensors.from_sf(outs[0])
         it = iter(outs)
-        flat = [_tensors.from_sf(next(it)) if c is None else c for c in entry.out_consts]
+        flat = [_tensors.from_sf(next(it)) if c is _GRAPH_OUTPUT else c for c in entry.out_consts]
         return pytree.tree_unflatten(flat, entry.out_spec)
 
     # --- the user's API -----------------------------------------------------------------

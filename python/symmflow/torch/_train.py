@@ -101,11 +101,72 @@ def adam_(params, grads, exp_avgs, exp_avg_sqs, step, lr=1e-3, betas=(0.9, 0.999
         p.sub_(m * (lr / bias1) / (v.sqrt() / bias2_sqrt + eps))
 
 
-class DataParallel:
+class Optimizer:
+    """An optimizer's settings and the update the compiled training steps run
+    (DataParallel, PipelineParallel): sgd_ (with momentum) or adam_, its state
+    a flat list of tensors (a compiled function's argument)."""
+
+    def __init__(self, what, optimizer, lr, momentum=0.0, betas=(0.9, 0.999), eps=1e-8):
+        if optimizer not in ("sgd", "adam"):
+            raise ValueError(f"{what}: optimizer must be \"sgd\" or \"adam\", got {optimizer!r}")
+        self.optimizer, self.lr, self.momentum, self.betas, self.eps = optimizer, lr, momentum, betas, eps
+
+    def initial_state(self, params):
+        """Adam: each parameter's exp_avg and exp_avg_sq, then the step count; SGD
+        with momentum: one buffer per parameter; plain SGD: none."""
+        if self.optimizer == "adam":
+            return [torch.zeros_like(p) for p in params for _ in (0, 1)] + [torch.zeros(())]
+        if self.momentum:
+            return [torch.zeros_like(p) for p in params]
+        return []
+
+    def update_(self, params, grads, state):
+        if self.optimizer == "adam":
+            n = len(params)
+            adam_(params, grads, state[0:2 * n:2], state[1:2 * n:2], state[-1], self.lr, self.betas, self.eps)
+        else:
+            sgd_(params, grads, self.lr, self.momentum, state)
+
+
+class TrainingStep:
+    """What DataParallel and PipelineParallel share: a module's own parameter
+    tensors, the optimizer's state, and a step (forward, backward, update, as the
+    subclass's _step(params, state, x, y)) compiled by symmflow into one program
+    per signature (compile=False: run eagerly)."""
+
+    def __init__(self, name, module, optimizer, lr, momentum, betas, eps, compile, compile_options):
+        self.opt = Optimizer(type(self).__name__, optimizer, lr, momentum, betas, eps)
+        named = list(module.named_parameters())
+        self.names = [n for n, _ in named]
+        self.params = [p for _, p in named]
+        self.module = module
+        self.state = self.opt.initial_state(self.params)
+        self._fn = _compile.CompiledFunction(self._step, name=name, **compile_options) \
+            if compile else self._step
+
+    def _call_module(self, params, x):
+        return functional_call(self.module, dict(zip(self.names, params)), (x,))
+
+    def step(self, x, y):
+        """One training step on (x, y), the parameters updated in place; returns the loss (see the class)."""
+        return self._fn(self.params, self.state, x, y)
+
+    def explain(self, x, y):
+        """This rank's compiled step's explain (what `symmflow run --explain` prints)."""
+        return self._fn.explain(self.params, self.state, x, y)
+
+    def stats(self, x, y):
+        """This rank's compiled step's stats(): its copies ("copies", "copy_bytes", and by
+        origin: "copies_staged" is the runtime's staged copies of the last step), buffers."""
+        return self._fn.stats(self.params, self.state, x, y)
+
+
+class DataParallel(TrainingStep):
     """The model replicated on every rank, trained on each rank's part of the batch:
 
         dp = sft.DataParallel(model, F.mse_loss, lr=0.05)   # or optimizer="adam"
         loss = dp.step(x, y)        # this rank's loss; model's parameters updated in place
+        dp.explain(x, y), dp.stats(x, y)
 
     step runs forward, loss_fn(model(x), y), torch.autograd.grad, the gradients'
     all_reduce (averaged, bucketed: all_reduce_gradients) and the optimizer's update
@@ -116,41 +177,15 @@ class DataParallel:
     def __init__(self, model, loss_fn, lr, optimizer="sgd", momentum=0.0, betas=(0.9, 0.999), eps=1e-8,
                  bucket_bytes=DEFAULT_BUCKET_BYTES, group="world", compile=True, **compile_options):
         from . import broadcast_
-        if optimizer not in ("sgd", "adam"):
-            raise ValueError(f"DataParallel: optimizer must be \"sgd\" or \"adam\", got {optimizer!r}")
-        self.model, self.loss_fn, self.lr, self.optimizer = model, loss_fn, lr, optimizer
-        self.momentum, self.betas, self.eps = momentum, betas, eps
+        super().__init__("data_parallel_step", model, optimizer, lr, momentum, betas, eps, compile, compile_options)
+        self.model, self.loss_fn = model, loss_fn
         self.bucket_bytes, self.group = bucket_bytes, group
-        named = list(model.named_parameters())
-        self.names = [n for n, _ in named]
-        self.params = [p for _, p in named]
         with torch.no_grad():
             for p in self.params:
                 broadcast_(p, 0, group)
-        if optimizer == "adam":
-            self.state = [torch.zeros_like(p) for p in self.params for _ in (0, 1)] + [torch.zeros(())]
-        elif momentum:
-            self.state = [torch.zeros_like(p) for p in self.params]
-        else:
-            self.state = []
-        self._fn = _compile.CompiledFunction(self._step, name="data_parallel_step", **compile_options) \
-            if compile else self._step
 
     def _step(self, params, state, x, y):
-        out = functional_call(self.model, dict(zip(self.names, params)), (x,))
-        loss = self.loss_fn(out, y)
+        loss = self.loss_fn(self._call_module(params, x), y)
         grads = all_reduce_gradients(torch.autograd.grad(loss, params), True, self.bucket_bytes, self.group)
-        if self.optimizer == "adam":
-            n = len(params)
-            adam_(params, grads, state[0:2 * n:2], state[1:2 * n:2], state[-1], self.lr, self.betas, self.eps)
-        else:
-            sgd_(params, grads, self.lr, self.momentum, state)
+        self.opt.update_(params, grads, state)
         return loss.detach()
-
-    def step(self, x, y):
-        """One training step on this rank's (x, y); returns this rank's loss."""
-        return self._fn(self.params, self.state, x, y)
-
-    def explain(self, x, y):
-        """The compiled step's explain (what `symmflow run --explain` prints)."""
-        return self._fn.explain(self.params, self.state, x, y)

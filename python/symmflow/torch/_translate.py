@@ -166,6 +166,8 @@ def translate(gm, name, example_inputs, file):
                 raise _Unsupported(f"{_loc(n)}: {n.target} is not an aten op; symmflow compiles aten, c10d and "
                                    f"symm_mem ops only")
             full, short = op_name(n.target)
+            if full == "aten::is_same_size" and not n.users:
+                continue  # torch.autograd.grad's check of grad_outputs: shapes, answered while tracing
             if full == "aten::_unsafe_view":
                 # matmul's reshape of a fresh result (bmm's, mm's): PyTorch skips alias
                 # tracking because nothing else sees the input. aten::reshape gives the
