@@ -441,6 +441,15 @@ Node* Graph::make_node(Operator& op, std::vector<Arg> bound, bool functional, So
   return raw;
 }
 
+Node* Graph::make_node_typed(Operator& op, std::vector<Arg> bound, SourceLoc loc, std::vector<TensorType> results) {
+  Node* n = make_node(op, {}, /*functional=*/false, loc);
+  n->given_.assign(bound.size(), true);
+  n->args_ = std::move(bound);
+  n->num_returns_ = results.size();
+  set_results(n, {}, results);
+  return n;
+}
+
 std::vector<Tensor> flatten_results(const std::vector<IValue>& results) {
   std::vector<Tensor> out;
   for (const auto& r : results) {
@@ -487,10 +496,15 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::opti
         types.push_back(TensorType::of(slot.to_tensor()));
       }
   }
+  set_results(n, out_names, types);
+}
+
+void Graph::set_results(Node* n, const std::vector<std::string>& out_names, const std::vector<TensorType>& types) {
   if (!out_names.empty())
     SF_CHECK(out_names.size() == types.size(), "{} returns {} tensor{}, but {} name{} given",
              n->op_->full_name(), types.size(), types.size() == 1 ? "" : "s", out_names.size(),
              out_names.size() == 1 ? " is" : "s are");
+  n->outputs_.clear();
   for (size_t i = 0; i < types.size(); ++i) {
     Value* v = new_value(out_names.empty() ? std::string() : out_names[i], types[i]);
     v->producer_ = n;
@@ -512,6 +526,8 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::opti
                               n->op_->full_name(), fmt::join(o->type_.sizes, ", "), fmt::join(o->type_.strides, ", "),
                               o->type_.offset, element_size(o->type_.dtype), need, o->storage_size_));
   }
+  n->layout_at_ = ++layout_epoch_;
+  n->layout_stale_ = false;
 }
 
 std::vector<Value*> Graph::make_in_place(Node* n) {
@@ -520,21 +536,60 @@ std::vector<Value*> Graph::make_in_place(Node* n) {
   n->outputs_.resize(n->num_returns_);
   n->functional_ = false;
   n->invalidate();
+  n->layout_stale_ = true;
   share_storage_sizes(n);
   return dropped;
+}
+
+namespace {
+// Value::set_type's stamp: newer than every derivation, until the producer's next one.
+constexpr uint64_t kLayoutChangedByHand = ~uint64_t(0);
+}  // namespace
+
+void Value::set_type(TensorType t) {
+  type_ = std::move(t);
+  layout_changed_ = kLayoutChangedByHand;
+  // A full refresh would derive it from the producer's kernel again: so does this one.
+  if (producer_) producer_->layout_stale_ = true;
+}
+
+void Graph::note_operand_change(Node* n, const Value* from, const Value* to) {
+  if (from->layout_changed_ > n->layout_at_ || !(from->type_ == to->type_) || from->storage_size_ != to->storage_size_)
+    n->layout_stale_ = true;
 }
 
 void Graph::refresh_layouts() {
   for (Node* n : order_) {
     if (n->functional_) continue;  // its copies keep their recorded layouts
+    bool stale = n->layout_stale_;
+    for (size_t i = 0; i < n->args_.size() && !stale; ++i)
+      n->args_[i].for_each_value([&](const Value* v) { stale |= v->layout_changed_ > n->layout_at_; });
+    // Same op, same argument layouts as when its results were derived: the
+    // kernel would give the same layouts again.
+    if (!stale) continue;
+    const uint64_t stamp = ++layout_epoch_;
+    std::vector<int64_t> storage_before;
+    storage_before.reserve(n->outputs_.size());
+    for (const Value* o : n->outputs_) storage_before.push_back(o->storage_size_);
     OpContext ctx(DispatchKey::Meta);
     std::vector<Tensor> outs = flatten_results(n->op_->call(ctx, meta_args(n->args_)));
+    std::vector<bool> changed(n->outputs_.size(), false);
     for (size_t i = 0; i < outs.size() && i < n->outputs_.size(); ++i) {
       TensorType t = TensorType::of(outs[i]);
       TensorType& cur = n->outputs_[i]->type_;
-      if (t.dtype == cur.dtype && t.sizes == cur.sizes) cur = t;
+      if (t.dtype == cur.dtype && t.sizes == cur.sizes) {
+        changed[i] = t.strides != cur.strides || t.offset != cur.offset;
+        cur = std::move(t);
+      }
     }
     share_storage_sizes(n);
+    for (size_t i = 0; i < n->outputs_.size(); ++i) {
+      Value* o = n->outputs_[i];
+      if (changed[i] || o->storage_size_ != storage_before[i] || o->layout_changed_ == kLayoutChangedByHand)
+        o->layout_changed_ = stamp;
+    }
+    n->layout_at_ = stamp;
+    n->layout_stale_ = false;
   }
 }
 
@@ -545,13 +600,18 @@ void Graph::share_storage_sizes(Node* n) {
   for (size_t i = 0; i < n->outputs_.size(); ++i) {
     Value* src = n->output_alias(i);
     if (!src && i < n->slots_.size() && n->slots_[i]) src = n->value_at(*n->slots_[i]);
-    if (src && src->is_tensor()) n->outputs_[i]->storage_size_ = src->storage_size_;
+    Value* o = n->outputs_[i];
+    if (src && src->is_tensor() && o->storage_size_ != src->storage_size_) {
+      o->storage_size_ = src->storage_size_;
+      o->layout_changed_ = std::max(o->layout_changed_, ++layout_epoch_);  // its readers derive again
+    }
   }
 }
 
 void Graph::set_op(Node* n, Operator& op) {
   n->op_ = &op;
   n->invalidate();
+  n->layout_stale_ = true;
   if (!n->functional_) share_storage_sizes(n);
 }
 
@@ -595,6 +655,7 @@ void Graph::unhook(Node* n) {
 
 void Graph::set_arg(Node* n, size_t i, Arg a) {
   SF_CHECK(i < n->args_.size(), "{}: no argument {}", n->op_name(), i);
+  n->layout_stale_ = true;
   if (!n->in_order_) {
     n->args_[i] = std::move(a);
     return;
@@ -611,6 +672,7 @@ void Graph::set_value_at(Node* n, const WriteSlot& s, Value* v) {
   Arg& e = s.elem < 0 ? a : a.elems.at(size_t(s.elem));
   SF_CHECK(e.kind == Arg::Kind::Value, "{}: argument {} is not a value", n->op_name(), s.arg);
   if (e.value == v) return;
+  note_operand_change(n, e.value, v);
   if (!n->in_order_) {
     e.value = v;
     return;
@@ -632,14 +694,18 @@ void Graph::set_outputs(std::vector<Value*> outs) {
   for (Value* v : outputs_) ++v->returned_;
 }
 
-size_t Graph::position(const Node* n) const {
+size_t Graph::find_position(const Node* n) const {
   if (!positions_valid_) {
     for (size_t i = 0; i < order_.size(); ++i) order_[i]->pos_ = i;
     positions_valid_ = true;
   }
-  SF_CHECK(n->in_order_ && n->pos_ < order_.size() && order_[n->pos_] == n, "position: {} is not in program order",
-           n->op_name());
-  return n->pos_;
+  return n->pos_ < order_.size() && order_[n->pos_] == n ? n->pos_ : order_.size();
+}
+
+size_t Graph::position(const Node* n) const {
+  const size_t p = find_position(n);
+  SF_CHECK(n->in_order_ && p < order_.size(), "position: {} is not in program order", n->op_name());
+  return p;
 }
 
 void Graph::append(Node* n) {
@@ -696,6 +762,7 @@ size_t Graph::replace_uses(Value* from, Value* to, const std::function<bool(cons
       continue;
     }
     drop_use(from, u.user, u.operand);  // the last use moves to i
+    note_operand_change(u.user, from, to);
     operand(u.user, u.operand) = to;
     add_use(to, u.user, u.operand);
     ++replaced;

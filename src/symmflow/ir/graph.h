@@ -82,7 +82,9 @@ class Value {
   ValueKind kind() const { return kind_; }
   bool is_tensor() const { return kind_ == ValueKind::Tensor; }
   const TensorType& type() const { return type_; }
-  void set_type(TensorType t) { type_ = std::move(t); }
+  // A pass that sets a type by hand: the next Graph::refresh_layouts derives
+  // this value's layout (and its readers') with the Meta kernels again.
+  void set_type(TensorType t);
   std::string type_str() const;  // "f32[4]", "i64", "f64", "bool"
   // The node that defines it (nullptr for a graph input) and which of its results.
   Node* producer() const { return producer_; }
@@ -114,6 +116,9 @@ class Value {
   bool generated_name_ = false;
   bool symmetric_ = false;
   int64_t storage_size_ = 0;
+  // Graph::refresh_layouts' stamp of the last change of type_ or storage_size_
+  // (kLayoutChangedByHand after set_type): its readers derived before it are stale.
+  uint64_t layout_changed_ = 0;
 };
 
 // Where a buffer lives (passes/memory_plan): an arena and an offset in it.
@@ -219,7 +224,7 @@ class Node {
  public:
   Operator& op() const { return *op_; }
   const FunctionSchema& schema() const { return op_->schema(); }
-  std::string op_name() const { return op_->full_name(); }
+  const std::string& op_name() const { return op_->full_name(); }
   // Read-only: arguments change through the Graph (set_arg, set_value_at,
   // map_operands), which keeps the def-use lists.
   const std::vector<Arg>& args() const { return args_; }
@@ -276,6 +281,7 @@ class Node {
 
  private:
   friend class Graph;
+  friend class Value;  // set_type marks its producer's layouts stale
   Operator* op_ = nullptr;
   std::vector<Arg> args_;
   std::vector<bool> given_;
@@ -288,6 +294,11 @@ class Node {
   uint64_t mark_ = 0;
   std::vector<uint32_t> use_pos_;
   mutable size_t pos_ = 0;  // its index in program order (Graph::position)
+  // Graph::refresh_layouts' bookkeeping: when the results' layouts were last
+  // derived from the arguments (a stamp), and whether the arguments, op or form
+  // changed since in a way that may change them (then the node is derived again).
+  uint64_t layout_at_ = 0;
+  bool layout_stale_ = true;
 
   bool functional_ = false;
   size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
@@ -342,6 +353,10 @@ class Graph {
   // n's index in nodes(), O(1): renumbered once after the order changed (not a
   // hash map per pass). n must be in program order.
   size_t position(const Node* n) const;
+  // n's index in nodes(), or size() when n is not there; from the order alone,
+  // not the def-use bookkeeping (the verifier checks that). A node listed twice
+  // has its last index.
+  size_t find_position(const Node* n) const;
 
   // Resolves the overload (PyTorch's rules: exact kinds win), binds the arguments,
   // infers result types with the Meta kernel and appends the node. `out_names`
@@ -350,6 +365,11 @@ class Graph {
                     bool functional = false, std::vector<std::string> out_names = {});
   // Builds a node from already bound arguments (passes), without appending it.
   Node* make_node(Operator& op, std::vector<Arg> bound, bool functional, SourceLoc loc = {});
+  // The same for a node run as written whose result types the pass already
+  // knows, because the node stands for others it replaces (fuse_pointwise: a
+  // chain's fused node returns what the chain's last node returned). Skips the
+  // Meta kernel; verify() still derives the types with it and compares.
+  Node* make_node_typed(Operator& op, std::vector<Arg> bound, SourceLoc loc, std::vector<TensorType> results);
   // Runs a functional node as its op in place. Its results that were the new
   // values of written tensors no return carries are dropped and returned, so the
   // caller can replace their uses by the written tensors themselves.
@@ -364,7 +384,11 @@ class Graph {
   // Re-derives every result's layout (strides, offset) from its arguments'
   // current types with the Meta kernels, in program order: a pass that changes
   // what a value is (reinplace receiving into a clone instead of a view) would
-  // otherwise leave the layouts of values derived from it stale.
+  // otherwise leave the layouts of values derived from it stale. Only the nodes
+  // whose layouts may have changed run their Meta kernel: those whose op, form
+  // or arguments changed to a value of another layout since their results were
+  // derived, and the readers of a value whose layout changed (the result is the
+  // same as running every node's kernel; that cost O(graph) per pass).
   void refresh_layouts();
   // Removes n from program order (it stays owned by the graph until cleanup()).
   void remove(Node* n);
@@ -386,6 +410,7 @@ class Graph {
       a.for_each_value_mut([&](Value*& v) {
         Value* to = f(v);
         if (to != v) {
+          note_operand_change(n, v, to);
           if (n->in_order_) drop_use(v, n, k);
           v = to;
           if (n->in_order_) add_use(v, n, k);
@@ -426,8 +451,13 @@ class Graph {
   void unhook(Node* n);
   static void add_use(Value* v, Node* n, uint32_t k);
   static void drop_use(Value* v, Node* n, uint32_t k);
+  // n's operand `from` becomes `to`: n's layouts are stale unless `to` has the
+  // layout `from` had when they were derived (refresh_layouts).
+  static void note_operand_change(Node* n, const Value* from, const Value* to);
   // `meta`: meta_args(n's arguments) when the caller has them already.
   void infer_outputs(Node* n, std::vector<std::string> out_names, std::optional<std::vector<IValue>> meta = {});
+  // n's result values, of these types, with their storage sizes.
+  void set_results(Node* n, const std::vector<std::string>& out_names, const std::vector<TensorType>& types);
   void share_storage_sizes(Node* n);
 
   std::string name_;
@@ -442,6 +472,7 @@ class Graph {
   size_t next_fresh_ = 0;
   std::unordered_map<std::string, int> next_version_;
   uint64_t order_epoch_ = 0;  // set_order's marks
+  uint64_t layout_epoch_ = 0;  // refresh_layouts' stamps (Node::layout_at_, Value::layout_changed_)
   mutable bool positions_valid_ = true;  // every node's pos_ is its index in order_
   MemoryPlan plan_;
   std::unique_ptr<ExecPlan> exec_plan_;

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
-#include <unordered_set>
 
 #include "symmflow/library/bind.h"
 #include "symmflow/library/dispatcher.h"
@@ -24,33 +22,41 @@ void verify_uses(const Graph& g, std::string_view after) {
   auto fail = [&](const std::string& why) {
     throw Error(fmt::format("verifier (after {}): @{}: def-use lists: {}", after, g.name(), why));
   };
-  std::unordered_map<const Node*, std::vector<const Value*>> operands;  // nulled once listed
-  for (const Node* n : g.nodes()) {
-    auto& ops = operands[n];
-    for (const auto& a : n->args()) a.for_each_value([&](Value* v) { ops.push_back(v); });
+  // Every node's operands, flattened in program order (node p's from first[p]
+  // to first[p + 1]); nulled once listed. Flat, by position: no map or list per node.
+  const auto& nodes = g.nodes();
+  std::vector<size_t> first(nodes.size() + 1, 0);
+  std::vector<const Value*> operands;
+  for (size_t p = 0; p < nodes.size(); ++p) {
+    first[p] = operands.size();
+    for (const auto& a : nodes[p]->args()) a.for_each_value([&](Value* v) { operands.push_back(v); });
   }
+  first[nodes.size()] = operands.size();
   for (size_t i = 0; i < g.num_values(); ++i) {
     const Value* v = g.value(i);
     for (const Use& u : v->uses()) {
-      auto it = operands.find(u.user);
-      if (it == operands.end())
+      const size_t p = g.find_position(u.user);
+      if (p == nodes.size())
         fail(fmt::format("%{} lists a use by {}, which is not in program order", v->name(), u.user->op_name()));
-      if (u.operand >= it->second.size() || it->second[u.operand] != v)
+      const size_t count = first[p + 1] - first[p];
+      const Value** at = u.operand < count ? &operands[first[p] + u.operand] : nullptr;
+      if (!at || *at != v)
         fail(fmt::format("%{} lists operand {} of {}, which {}", v->name(), u.operand, where(g, *u.user),
-                         u.operand < it->second.size() && !it->second[u.operand] ? "it lists twice"
-                                                                                   : "reads another value"));
-      it->second[u.operand] = nullptr;
+                         at && !*at ? "it lists twice" : "reads another value"));
+      *at = nullptr;
     }
   }
-  for (const Node* n : g.nodes())
-    for (size_t k = 0; k < operands[n].size(); ++k)
-      if (const Value* v = operands[n][k])
-        fail(fmt::format("operand {} of {} reads %{}, which does not list that use", k, where(g, *n), v->name()));
-  std::unordered_map<const Value*, int> returned;
-  for (const Value* v : g.outputs()) ++returned[v];
+  for (size_t p = 0; p < nodes.size(); ++p)
+    for (size_t k = first[p]; k < first[p + 1]; ++k)
+      if (const Value* v = operands[k])
+        fail(fmt::format("operand {} of {} reads %{}, which does not list that use", k - first[p],
+                         where(g, *nodes[p]), v->name()));
+  std::vector<int> returned(g.num_values(), 0);  // by id
+  for (const Value* v : g.outputs())
+    if (size_t(v->id()) < returned.size() && g.value(size_t(v->id())) == v) ++returned[size_t(v->id())];
   for (size_t i = 0; i < g.num_values(); ++i) {
     const Value* v = g.value(i);
-    const int expected = returned.count(v) ? returned[v] : 0;
+    const int expected = returned[i];
     if (v->returned() != expected)
       fail(fmt::format("%{} is returned {} time{}, its count says {}", v->name(), expected, expected == 1 ? "" : "s",
                        v->returned()));
@@ -73,8 +79,6 @@ void verify(const Graph& g, std::string_view after) {
     defined_at[size_t(v->id())] = v;
   };
   for (const Value* in : g.inputs()) define(in);
-  std::unordered_set<const Node*> seen;
-  seen.reserve(g.size());
   std::vector<IValue> env(g.num_values());
   // Reads left per value: a meta value is dropped after its last reader, so
   // that the working set stays the live values, not the whole graph's.
@@ -90,8 +94,10 @@ void verify(const Graph& g, std::string_view after) {
     else env[size_t(in->id())] = in->kind() == ValueKind::Int ? IValue(int64_t(0))
                                  : in->kind() == ValueKind::Float ? IValue(0.0) : IValue(false);
 
-  for (const Node* n : g.nodes()) {
-    if (!seen.insert(n).second) fail_at(*n, "the node appears twice in program order");
+  for (size_t p = 0; p < g.size(); ++p) {
+    const Node* n = g.nodes()[p];
+    // A node twice in the order is numbered by its last place.
+    if (g.find_position(n) != p) fail_at(*n, "the node appears twice in program order");
     if (!n->op().is_defined()) fail_at(*n, "the op is not defined");
     const auto& schema = n->schema();
     if (n->args().size() != schema.arguments.size())

@@ -1,6 +1,8 @@
 #include "symmflow/passes/cse.h"
 
-#include <unordered_map>
+#include <bit>
+#include <functional>
+#include <string_view>
 
 #include "symmflow/ir/printer.h"
 #include "symmflow/passes/dce.h"
@@ -33,17 +35,52 @@ void append_key(std::string& k, const ir::Arg& a) {
   }
 }
 
-std::string key_of(const ir::Node& n) {
+// Into k (cleared; one buffer for every node, not a string per node).
+void key_of(const ir::Node& n, std::string& k) {
   // The overload by identity (one Operator per full name): its address, not its
   // name built as a string per node.
   const Operator* op = &n.op();
-  std::string k(reinterpret_cast<const char*>(&op), sizeof(op));
+  k.assign(reinterpret_cast<const char*>(&op), sizeof(op));
   for (const auto& a : n.args()) {
     k += '\x1f';
     append_key(k, a);
   }
-  return k;
 }
+
+// The nodes kept so far by key: two nodes match exactly when their keys are the
+// same bytes. The keys sit in one buffer and the table holds indices (open
+// addressing, at most half full): no allocation per node, where a hash map of
+// strings made two, scattered over the heap.
+class KeyTable {
+ public:
+  explicit KeyTable(size_t max_entries) : slots_(std::bit_ceil(2 * max_entries + 2), 0) {
+    entries_.reserve(max_entries);
+  }
+  // The node kept under `key`; else n, which is kept under it from now on.
+  ir::Node* find_or_add(std::string_view key, ir::Node* n) {
+    const size_t hash = std::hash<std::string_view>{}(key);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      if (slots_[i] == 0) {
+        entries_.push_back({hash, keys_.size(), key.size(), n});
+        keys_.append(key);
+        slots_[i] = uint32_t(entries_.size());
+        return n;
+      }
+      const Entry& e = entries_[slots_[i] - 1];
+      if (e.hash == hash && std::string_view(keys_).substr(e.offset, e.size) == key) return e.node;
+    }
+  }
+
+ private:
+  struct Entry {
+    size_t hash, offset, size;
+    ir::Node* node;
+  };
+  std::string keys_;
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> slots_;  // an entries_ index + 1; 0: empty
+};
 
 // A factory (aten::zeros([n]), no value among its arguments) makes a fresh
 // buffer, usually to be written: two merged would be one buffer, and reinplace
@@ -58,31 +95,31 @@ bool is_factory(const ir::Node& n) {
 }  // namespace
 
 bool CommonSubexpressionElimination::run(ir::Graph& g) {
-  std::unordered_map<std::string, ir::Node*> seen;
-  seen.reserve(g.size());
-  std::unordered_map<ir::Value*, ir::Value*> subst;
+  KeyTable seen(g.size());
+  std::string key;
+  std::vector<ir::Value*> subst(g.num_values(), nullptr);  // by id: a merged result -> the kept one's
+  auto resolve = [&](ir::Value* v) { return subst[size_t(v->id())] ? subst[size_t(v->id())] : v; };
   std::vector<ir::Node*> kept;
+  kept.reserve(g.size());
   bool changed = false;
   for (ir::Node* n : g.nodes()) {
-    g.map_operands(n, [&](ir::Value* v) {
-      auto it = subst.find(v);
-      return it == subst.end() ? v : it->second;
-    });
+    if (changed) g.map_operands(n, resolve);
     if (is_effect(*n) || n->functional() || is_factory(*n)) {
       kept.push_back(n);
       continue;
     }
-    auto [it, inserted] = seen.emplace(key_of(*n), n);
-    if (inserted) {
+    key_of(*n, key);
+    ir::Node* same = seen.find_or_add(key, n);
+    if (same == n) {
       kept.push_back(n);
       continue;
     }
-    for (size_t i = 0; i < n->outputs().size(); ++i) subst[n->output(i)] = it->second->output(i);
+    for (size_t i = 0; i < n->outputs().size(); ++i) subst[size_t(n->output(i)->id())] = same->output(i);
     changed = true;
   }
   if (!changed) return false;
   std::vector<ir::Value*> outs;
-  for (ir::Value* v : g.outputs()) outs.push_back(subst.count(v) ? subst[v] : v);
+  for (ir::Value* v : g.outputs()) outs.push_back(resolve(v));
   g.set_outputs(outs);
   g.set_order(std::move(kept));
   return true;

@@ -201,7 +201,7 @@ class Functionalizer {
     for (auto& a : args) a.for_each_value_mut([&](Value*& v) { v = get(v); });
 
     Node* nn = nullptr;
-    Operator* twin = functional_twin(n->op());
+    Operator* twin = twin_of(n->op());
     if (twin && writes.size() == 1 && writes[0] == WriteSlot{0, -1} && !is_p2p(*n)) {
       Node* t = g_.make_node(*twin, args, false, n->loc());
       // The twin is exact only when its result has self's dtype and sizes (no
@@ -294,6 +294,7 @@ class Functionalizer {
   std::deque<Value*> made_at_;                  // ... and the version it was made from
   std::unordered_map<Value*, Value*> pending_;  // in-flight receive -> the view it lands in
   std::unordered_map<const Node*, Value*> original_input_;
+  TwinCache twin_of{functional_twin};
 };
 
 }  // namespace

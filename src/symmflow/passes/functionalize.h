@@ -27,6 +27,8 @@
 // - Collectives and P2P keep their program order (an effect chain per group):
 //   this pass never reorders nodes.
 #pragma once
+#include <unordered_map>
+
 #include "symmflow/passes/pass.h"
 
 namespace symmflow::passes {
@@ -43,5 +45,22 @@ Operator* functional_twin(const Operator& op);
 // The in-place twin of a functional op (`aten::add.Tensor` -> `aten::add_.Tensor`,
 // `c10d::all_reduce` -> `c10d::all_reduce_`), or nullptr.
 Operator* inplace_twin(const Operator& op);
+
+// One of the two above, asked once per operator: the lookup builds names and
+// compares schemas, and a pass asks per node (the registry does not change
+// while a pass runs).
+class TwinCache {
+ public:
+  explicit TwinCache(Operator* (*lookup)(const Operator&)) : lookup_(lookup) {}
+  Operator* operator()(const Operator& op) {
+    auto [it, fresh] = twins_.try_emplace(&op, nullptr);
+    if (fresh) it->second = lookup_(op);
+    return it->second;
+  }
+
+ private:
+  Operator* (*lookup_)(const Operator&);
+  std::unordered_map<const Operator*, Operator*> twins_;
+};
 
 }  // namespace symmflow::passes

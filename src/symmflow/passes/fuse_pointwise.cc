@@ -71,8 +71,12 @@ ir::Node* fuse(ir::Graph& g, const Chain& c) {
   std::vector<ir::Arg> list;
   for (ir::Value* v : inputs) list.emplace_back(v);
   static Operator& op = Dispatcher::instance().get("symmflow::fused_pointwise");
-  return g.make_node(op, {ir::Arg::list(std::move(list)), ir::Arg(IValue(ops::format_fused_program(steps)))},
-                     /*functional=*/false, c.members.back()->loc());
+  // The fused node returns what the chain's last node returned: its type is
+  // known, and the fused Meta kernel (parse the program, run every step's
+  // kernel) need not run again here.
+  const ir::Node* last = c.members.back();
+  return g.make_node_typed(op, {ir::Arg::list(std::move(list)), ir::Arg(IValue(ops::format_fused_program(steps)))},
+                           last->loc(), {last->output(0)->type()});
 }
 
 }  // namespace
@@ -130,18 +134,23 @@ bool FusePointwise::run(ir::Graph& g) {
 
   // Each fused node takes its chain's last node's place in program order.
   std::vector<std::pair<ir::Node*, ir::Node*>> fused;  // (the chain's last node, its fused node)
-  std::unordered_map<const ir::Node*, ir::Node*> place;  // every member -> the fused node, or nullptr
+  // By position in program order: whether the node is a member of a fused
+  // chain, and the fused node that takes its place (nullptr: none, it goes).
+  std::vector<bool> member(g.size(), false);
+  std::vector<ir::Node*> place(g.size(), nullptr);
   for (const Chain& c : chains) {
     if (c.members.size() < 2) continue;
     fused.emplace_back(c.members.back(), fuse(g, c));
-    for (const ir::Node* m : c.members) place[m] = m == c.members.back() ? fused.back().second : nullptr;
+    for (const ir::Node* m : c.members) member[g.position(m)] = true;
+    place[g.position(c.members.back())] = fused.back().second;
   }
   if (fused.empty()) return false;
   std::vector<ir::Node*> order;
-  for (ir::Node* n : g.nodes()) {
-    auto it = place.find(n);
-    if (it == place.end()) order.push_back(n);
-    else if (it->second) order.push_back(it->second);
+  order.reserve(g.size());
+  for (size_t p = 0; p < g.size(); ++p) {
+    ir::Node* n = g.nodes()[p];
+    if (!member[p]) order.push_back(n);
+    else if (place[p]) order.push_back(place[p]);
   }
   g.set_order(std::move(order));
   for (const auto& [last, node] : fused) {

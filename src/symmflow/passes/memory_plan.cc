@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <functional>
 #include <map>
+#include <queue>
 #include <tuple>
 #include <unordered_map>
 
@@ -132,20 +134,25 @@ bool MemoryPlanning::run(ir::Graph& g) {
   }
 
   // Rule 3: in program order, free then take; each arena (and region) on its own.
+  // The buffers that die before a buffer is born are given back in any order:
+  // the packer coalesces every free neighbour, so its free list after a batch
+  // does not depend on the order (a min-heap by death, not a node-per-entry multimap).
+  plan.slots.reserve(buffers.size());
   auto pack = [&](ir::Arena arena, bool collective_region, int64_t base) {
     ArenaPacker packer;
-    std::multimap<size_t, Value*> dying;  // dies -> root
+    using Dying = std::pair<size_t, int>;  // (dies, root id)
+    std::priority_queue<Dying, std::vector<Dying>, std::greater<>> dying;
     for (const Buffer& b : buffers) {
       if ((b.root->symmetric() ? ir::Arena::symmetric : ir::Arena::regular) != arena) continue;
       if (arena == ir::Arena::symmetric && collective_of.count(b.root) != size_t(collective_region)) continue;
-      for (auto it = dying.begin(); it != dying.end() && it->first < b.born; it = dying.erase(it)) {
-        const auto& slot = plan.slots[it->second->id()];
+      for (; !dying.empty() && dying.top().first < b.born; dying.pop()) {
+        const auto& slot = plan.slots[dying.top().second];
         packer.give_back(slot.offset - base, align(slot.bytes + (sentinels_ ? kSentinelBytes : 0)));
       }
       const int64_t bytes = b.root->type().storage_bytes();
       const int64_t off = base + packer.take(align(bytes + (sentinels_ ? kSentinelBytes : 0)));
       plan.slots[b.root->id()] = ir::BufferSlot{arena, off, bytes};
-      dying.emplace(b.dies, b.root);
+      dying.emplace(b.dies, b.root->id());
     }
     return base + packer.peak();
   };

@@ -165,14 +165,6 @@ class Reinplacer {
     bytes_->add(find(v), kEnd, nullptr, v);
   }
 
-  // inplace_twin, asked once per operator (the registry does not change during
-  // the pass; the lookup builds names and compares schemas).
-  Operator* twin_of(const Operator& op) {
-    auto [it, fresh] = twins_.try_emplace(&op, nullptr);
-    if (fresh) it->second = inplace_twin(op);
-    return it->second;
-  }
-
   // --- storage classes (union-find over value ids) ---------------------------
   int find(const Value* v) {
     size_t i = size_t(v->id());
@@ -401,7 +393,7 @@ class Reinplacer {
   std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
   std::vector<std::vector<Node*>> users_;
   std::unordered_map<Value*, Value*> subst_;
-  std::unordered_map<const Operator*, Operator*> twins_;
+  TwinCache twin_of{inplace_twin};
   std::unordered_set<const Node*> removed_;
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
   std::optional<ReadFootprints> bytes_;  // rule 10

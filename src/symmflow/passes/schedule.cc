@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -84,27 +85,24 @@ struct Access {
 
 // What a node reads and writes, by storage root (views read nothing: they only
 // make a new geometry).
-struct NodeAccesses {
-  std::vector<std::pair<const Value*, Access>> list;
-};
+using NodeAccesses = std::vector<std::pair<const Value*, Access>>;
 
 // The bytes of v's storage that node idx reads or writes, when v has a storage.
 void add_access(NodeAccesses& acc, const Value* v, int idx, bool write, const std::vector<Value*>& roots) {
   if (!is_tensor_value(v) || !roots[size_t(v->id())]) return;
   const auto [lo, hi] = v->type().byte_extent();
-  acc.list.push_back({roots[size_t(v->id())], Access{idx, lo, hi, write}});
+  acc.push_back({roots[size_t(v->id())], Access{idx, lo, hi, write}});
 }
 
-NodeAccesses accesses_of(const Node& n, int idx, const std::vector<Value*>& roots) {
-  NodeAccesses acc;
+// Appends node idx's accesses to acc (every node's go into one list).
+void add_accesses_of(NodeAccesses& acc, const Node& n, int idx, const std::vector<Value*>& roots) {
   auto add = [&](const Value* v, bool write) { add_access(acc, v, idx, write, roots); };
-  if (comm_kind(n) == CommKind::wait || is_pure_view(n)) return acc;
+  if (comm_kind(n) == CommKind::wait || is_pure_view(n)) return;
   for (const auto& a : n.args()) a.for_each_value([&](Value* v) { add(v, false); });
   if (!n.functional())
     for (const auto& w : n.writes()) add(n.value_at(w), true);
   for (const Value* o : n.outputs())
     if (is_tensor_value(o) && roots[size_t(o->id())] == o) add(o, true);  // fresh results
-  return acc;
 }
 
 // The bytes one P2P entry uses until its wait: its handle is its tensor (same
@@ -189,8 +187,15 @@ Dependencies dependencies(const ScheduleInput& in, const std::vector<int>& eager
     s.push_back(b);
     ++d.npred[size_t(b)];
   };
-  std::vector<NodeAccesses> own(count);
-  for (int i = 0; i < in.size(); ++i) own[size_t(i)] = accesses_of(*in.nodes[size_t(i)], i, in.roots);
+  // Every node's own accesses, in one list: node i's from first[i] to first[i + 1].
+  NodeAccesses own;
+  std::vector<size_t> first(count + 1, 0);
+  for (int i = 0; i < in.size(); ++i) {
+    first[size_t(i)] = own.size();
+    add_accesses_of(own, *in.nodes[size_t(i)], i, in.roots);
+  }
+  first[count] = own.size();
+  auto own_of = [&](size_t i) { return std::span(own).subspan(first[i], first[i + 1] - first[i]); };
   std::vector<std::vector<Access>> seen(in.g.num_values());  // by root's id, in eager order
   int last_comm = -1;
   for (int i : eager) {
@@ -205,21 +210,21 @@ Dependencies dependencies(const ScheduleInput& in, const std::vector<int>& eager
       });
     // A wait holds its start's window: the bytes the start reads and writes, or
     // for a P2P entry, that entry's own tensor (each entry has its wait).
-    const NodeAccesses* acc = &own[size_t(i)];
+    std::span<const std::pair<const Value*, Access>> acc = own_of(size_t(i));
     NodeAccesses entry;
     if (auto it = in.pairs.start_of.find(node); it != in.pairs.start_of.end()) {
-      acc = &own[size_t(in.index_of(it->second))];
+      acc = own_of(size_t(in.index_of(it->second)));
       if (comm_kind(*it->second) == CommKind::p2p) {
         entry = p2p_entry_access(*it->second, node->arg(0).value, i, in.roots);
-        acc = &entry;
+        acc = entry;
       }
     }
-    for (const auto& [root, a] : acc->list) {
+    for (const auto& [root, a] : acc) {
       auto& prior = seen[size_t(root->id())];
       for (const Access& b : prior)
         if ((a.write || b.write) && a.lo < b.hi && b.lo < a.hi) edge(b.node, i);
     }
-    for (const auto& [root, a] : acc->list) {
+    for (const auto& [root, a] : acc) {
       auto& prior = seen[size_t(root->id())];
       // A write orders everything before it on the bytes it covers: those
       // accesses need no edge of their own from later nodes (keeps chains of
