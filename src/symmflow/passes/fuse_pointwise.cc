@@ -123,14 +123,10 @@ bool FusePointwise::run(ir::Graph& g) {
   }
   // Merged groups list their members group by group: back to program order,
   // which is an order of their steps (each operand made before its reader).
-  if (std::any_of(chains.begin(), chains.end(), [](const Chain& c) { return c.merged; })) {
-    std::unordered_map<const ir::Node*, size_t> position;
-    for (const ir::Node* n : g.nodes()) position.emplace(n, position.size());
-    for (Chain& c : chains)
-      if (c.merged)
-        std::sort(c.members.begin(), c.members.end(),
-                  [&](const ir::Node* a, const ir::Node* b) { return position.at(a) < position.at(b); });
-  }
+  for (Chain& c : chains)
+    if (c.merged)
+      std::sort(c.members.begin(), c.members.end(),
+                [&](const ir::Node* a, const ir::Node* b) { return g.position(a) < g.position(b); });
 
   // Each fused node takes its chain's last node's place in program order.
   std::vector<std::pair<ir::Node*, ir::Node*>> fused;  // (the chain's last node, its fused node)
