@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/fused_pointwise.h"
 #include "symmflow/passes/dce.h"
+#include "symmflow/passes/fused_groups.h"
 
 namespace symmflow::passes {
 
 namespace {
-
-bool contiguous(const ir::TensorType& t) { return t.strides.empty() || t.strides == contiguous_strides(t.sizes); }
 
 // An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape,
 // one element, or a contiguous row of a result of rank >= 2.
@@ -40,38 +38,6 @@ bool fusible(const ir::Node& n) {
 struct Chain {
   std::vector<ir::Node*> members;
 };
-
-// The fused node for a chain: its external tensors, in first-use order, and its steps.
-ir::Node* fuse(ir::Graph& g, const Chain& c) {
-  std::vector<ir::Value*> inputs;
-  std::unordered_map<const ir::Value*, int> step_of;
-  std::vector<ops::FusedStep> steps;
-  for (const ir::Node* m : c.members) {
-    ops::FusedStep s{m->op_name(), {}};
-    for (const ir::Arg& a : m->args()) {
-      ops::FusedOperand o;
-      if (a.kind == ir::Arg::Kind::Const) {
-        o.constant = a.constant;
-      } else if (auto it = step_of.find(a.value); it != step_of.end()) {
-        o.kind = ops::FusedOperand::Kind::step;
-        o.index = it->second;
-      } else {
-        auto at = std::find(inputs.begin(), inputs.end(), a.value);
-        if (at == inputs.end()) at = inputs.insert(inputs.end(), a.value);
-        o.kind = ops::FusedOperand::Kind::input;
-        o.index = int(at - inputs.begin());
-      }
-      s.args.push_back(std::move(o));
-    }
-    step_of[m->output(0)] = int(steps.size());
-    steps.push_back(std::move(s));
-  }
-  std::vector<ir::Arg> list;
-  for (ir::Value* v : inputs) list.emplace_back(v);
-  static Operator& op = Dispatcher::instance().get("symmflow::fused_pointwise");
-  return g.make_node(op, {ir::Arg::list(std::move(list)), ir::Arg(IValue(ops::format_fused_program(steps)))},
-                     /*functional=*/false, c.members.back()->loc());
-}
 
 }  // namespace
 
@@ -107,25 +73,14 @@ bool FusePointwise::run(ir::Graph& g) {
   }
 
   // Each fused node takes its chain's last node's place in program order.
-  std::vector<std::pair<ir::Node*, ir::Node*>> fused;  // (the chain's last node, its fused node)
-  std::unordered_map<const ir::Node*, ir::Node*> place;  // every member -> the fused node, or nullptr
+  std::vector<std::pair<std::vector<ir::Node*>, ir::Node*>> fused;  // (the chain, its fused node)
   for (const Chain& c : chains) {
     if (c.members.size() < 2) continue;
-    fused.emplace_back(c.members.back(), fuse(g, c));
-    for (const ir::Node* m : c.members) place[m] = m == c.members.back() ? fused.back().second : nullptr;
+    fused.emplace_back(c.members,
+                       make_fused_node(g, "symmflow::fused_pointwise", fused_program(c.members), c.members.back()->loc()));
   }
   if (fused.empty()) return false;
-  std::vector<ir::Node*> order;
-  for (ir::Node* n : g.nodes()) {
-    auto it = place.find(n);
-    if (it == place.end()) order.push_back(n);
-    else if (it->second) order.push_back(it->second);
-  }
-  g.set_order(std::move(order));
-  for (const auto& [last, node] : fused) {
-    g.name_after(node->output(0), last->output(0));
-    g.replace_uses(last->output(0), node->output(0));
-  }
+  place_fused(g, fused);
   return true;
 }
 
