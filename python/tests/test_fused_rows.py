@@ -37,7 +37,7 @@ def fused_lines(text):
 
 def test_rms_norm_module_is_one_fused_row_group(rank):
     m = RMSNorm(130)
-    x = randn(300, 130, seed=rank + 1)  # 300 rows of 130: three blocks, no vector width divides a row
+    x = randn(1100, 130, seed=rank + 1)  # 1100 rows of 130: three blocks, no vector width divides a row
     fast = sft.compile(m)
     check_three_ways(fast, m, [x])
     text = fast.explain(x)

@@ -11,7 +11,7 @@
 // aten::mean.dim (dtype None), aten::amax, aten::amin.
 //
 // Bitwise equal to eager by construction: per block of rows (about
-// kFusedTileBytes of the widest shape), each step calls the same registered
+// kFusedRowBlockBytes of the widest shape), each step calls the same registered
 // kernel that eager calls, on [rows, C] / [rows, 1] views of the block, into
 // scratch that stays in cache. A reduction kernel sums a row in the one order
 // kernels/sum_order.h fixes for every layout of the same values, and an extreme
@@ -31,6 +31,15 @@
 
 namespace symmflow::ops {
 
+// Bytes of the widest shape per block of rows (at least one row): larger than
+// fused_pointwise's tiles because a row chain has more steps, each a dispatch per
+// block, and a reduction's set-up costs more than an elementwise op's. A block's
+// input, intermediates and result (RMSNorm: about 4 blocks) stay near one
+// core's 1 MiB L2. Measured with bench/kernels.py --clock cpu at load 13-15
+// (docs/performance.md): RMSNorm 1M fused took ~1900 us with 16 KiB blocks,
+// ~880 with 64 KiB, ~630-1100 with 256 KiB, ~950 with 512 KiB.
+inline constexpr int64_t kFusedRowBlockBytes = 256 * 1024;
+
 // Whether `full_name` is a reduction fused_rows takes as a step (over [-1], keepdim).
 bool is_row_reduction(std::string_view full_name);
 
@@ -44,6 +53,6 @@ bool runs_in_row_blocks(std::span<const Tensor> inputs, const std::vector<FusedS
 // (bytes of the widest shape per block, at least one row) is exposed for tests
 // that cut small tensors into many blocks.
 Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,
-                      int64_t block_bytes = kFusedTileBytes);
+                      int64_t block_bytes = kFusedRowBlockBytes);
 
 }  // namespace symmflow::ops

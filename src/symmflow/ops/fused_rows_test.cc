@@ -31,7 +31,7 @@ void expect_eager_bits_at_every_block_size(const std::vector<Tensor>& inputs, st
   const auto steps = parse_fused_program(program);
   ASSERT_TRUE(runs_in_row_blocks(inputs, steps)) << program;
   const Tensor want = eager(inputs, steps);
-  for (int64_t block : {int64_t(1), int64_t(200), int64_t(1000), int64_t(4096), kFusedTileBytes, int64_t(1) << 24}) {
+  for (int64_t block : {int64_t(1), int64_t(200), int64_t(1000), int64_t(4096), kFusedRowBlockBytes, int64_t(1) << 24}) {
     const Tensor got = run_fused_rows(inputs, steps, block);
     EXPECT_TRUE(same_bits(got, want)) << program << " in blocks of " << block << " bytes: " << got.type_string()
                                       << " vs " << want.type_string();
