@@ -13,7 +13,6 @@
 #include <unordered_set>
 
 #include "symmflow/core/storage.h"
-#include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/boxing.h"
@@ -284,13 +283,11 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
   const int64_t n = result_type.numel();
   const int64_t cols = shape.empty() ? 1 : shape.back();
   const auto layout = tile_layout(inputs, std::span(types).subspan(inputs.size()), shape);
-  std::vector<Tensor> env(inputs.begin(), inputs.end());
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
   Tensor out = Tensor::empty(shape, result_type.dtype());
   if (!layout) {
-    AllocatorGuard heap(regular_allocator());  // the intermediates: not the planned buffer
-    kernels::copy_(out, fused::run_steps(steps, ops, env, inputs.size(), ctx));
+    fused::run_whole(steps, ops, inputs, ctx, out);
     return out;
   }
 
@@ -300,9 +297,7 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
   const int64_t want = std::min(std::max<int64_t>(64, tile_bytes / item / 64 * 64), (n + 63) / 64 * 64);
   const bool rows = layout->rows;
   const int64_t tile = rows ? std::max<int64_t>(1, want / cols) * cols : want;
-  // Each step's tile of at most 8-byte elements, plus room for a kernel's
-  // temporary (a converted operand) per step.
-  fused::TileAllocator scratch(size_t(tile) * 8 * 2 * (steps.size() + 1) + 64 * 2 * (steps.size() + 1));
+  fused::TileAllocator scratch(fused::tile_scratch_bytes(tile, steps.size()));
   AllocatorGuard guard(scratch);
   auto view = [&](const Tensor& t, Role role, int64_t begin, int64_t len) -> Tensor {
     if (role == Role::scalar) {
@@ -319,11 +314,7 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
     scratch.reset();
     tiles.clear();
     for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], layout->roles[i], begin, len));
-    const Tensor dst = view(out, Role::full, begin, len);
-    // The last step's result goes into dst itself when its kernel allocates it first.
-    const Tensor r = fused::run_steps(steps, ops, tiles, inputs.size(), ctx,
-                               [&] { scratch.target(dst.data_ptr(), size_t(len * item)); });
-    if (r.data_ptr() != dst.data_ptr()) kernels::copy_(dst, r);
+    fused::run_tile(steps, ops, tiles, inputs.size(), ctx, scratch, view(out, Role::full, begin, len));
   }
   return out;
 }

@@ -4,7 +4,6 @@
 #include <optional>
 #include <unordered_set>
 
-#include "symmflow/kernels/copy.h"
 #include "symmflow/ops/boxing.h"
 #include "symmflow/ops/fused_steps.h"
 
@@ -96,13 +95,11 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
 
   OpContext ctx(DispatchKey::CPU);
   const auto layout = row_layout(inputs, std::span(types).subspan(inputs.size()));
-  std::vector<Tensor> env(inputs.begin(), inputs.end());
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
   Tensor out = Tensor::empty(result_type.sizes(), result_type.dtype());
   if (!layout) {
-    AllocatorGuard heap(regular_allocator());  // the intermediates: not the planned buffer
-    kernels::copy_(out, fused::run_steps(steps, ops, env, inputs.size(), ctx));
+    fused::run_whole(steps, ops, inputs, ctx, out);
     return out;
   }
 
@@ -112,10 +109,7 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
   const int64_t block = std::clamp<int64_t>(block_bytes / (cols * item), 1, rows);
   // The result is the widest shape or the per-row one (a chain that ends in a reduction).
   const int64_t out_cols = result_type.sizes() == layout->shape ? cols : 1;
-  const int64_t out_item = int64_t(element_size(result_type.dtype()));
-  // Each step's block of at most 8-byte elements, plus room for a kernel's
-  // temporary (a converted operand) per step.
-  fused::TileAllocator scratch(size_t(block * cols) * 8 * 2 * (steps.size() + 1) + 64 * 2 * (steps.size() + 1));
+  fused::TileAllocator scratch(fused::tile_scratch_bytes(block * cols, steps.size()));
   AllocatorGuard guard(scratch);
   auto view = [&](const Tensor& t, Role role, int64_t r0, int64_t k) -> Tensor {
     switch (role) {
@@ -132,11 +126,8 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
     scratch.reset();
     blocks.clear();
     for (size_t i = 0; i < inputs.size(); ++i) blocks.push_back(view(inputs[i], layout->roles[i], r0, k));
-    const Tensor dst = out.as_strided({k, out_cols}, {out_cols, 1}, r0 * out_cols);
-    // The last step's result goes into dst itself when its kernel allocates it first.
-    const Tensor r = fused::run_steps(steps, ops, blocks, inputs.size(), ctx,
-                                      [&] { scratch.target(dst.data_ptr(), size_t(k * out_cols * out_item)); });
-    if (r.data_ptr() != dst.data_ptr()) kernels::copy_(dst, r);
+    fused::run_tile(steps, ops, blocks, inputs.size(), ctx, scratch,
+                    out.as_strided({k, out_cols}, {out_cols, 1}, r0 * out_cols));
   }
   return out;
 }

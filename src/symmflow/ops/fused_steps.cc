@@ -3,6 +3,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "symmflow/kernels/copy.h"
+
 namespace symmflow::ops::fused {
 
 std::vector<const Operator*> resolve(std::string_view node, const std::vector<FusedStep>& steps, size_t num_inputs,
@@ -54,6 +56,20 @@ std::shared_ptr<Storage> TileAllocator::allocate(size_t nbytes) {
   if (at + nbytes > capacity_) return regular_allocator().allocate(nbytes);  // never expected; still right
   used_ = at + nbytes;
   return std::make_shared<Storage>(base_ + at, nbytes, none);
+}
+
+void run_tile(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+              std::vector<Tensor>& views, size_t num_inputs, OpContext& ctx, TileAllocator& scratch,
+              const Tensor& dst) {
+  const Tensor r = run_steps(steps, ops, views, num_inputs, ctx, [&] { scratch.target(dst.data_ptr(), dst.nbytes()); });
+  if (r.data_ptr() != dst.data_ptr()) kernels::copy_(dst, r);
+}
+
+void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+               std::span<const Tensor> inputs, OpContext& ctx, const Tensor& out) {
+  AllocatorGuard heap(regular_allocator());
+  std::vector<Tensor> env(inputs.begin(), inputs.end());
+  kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
 }
 
 const std::vector<FusedStep>& cached_program(const std::string& text) {

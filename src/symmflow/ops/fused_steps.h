@@ -75,6 +75,24 @@ class TileAllocator : public Allocator {
   size_t target_bytes_ = 0;
 };
 
+// Bytes of scratch for tiles of `elements` elements: each step's tile of at most
+// 8-byte elements, plus room for a kernel's temporary (a converted operand) per step.
+inline size_t tile_scratch_bytes(int64_t elements, size_t steps) {
+  return size_t(elements) * 8 * 2 * (steps + 1) + 64 * 2 * (steps + 1);
+}
+
+// Runs every step once on one tile's views of the inputs (reset `scratch` first),
+// the last step into `dst`: in place when its kernel allocates its result
+// first, else copied.
+void run_tile(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+              std::vector<Tensor>& views, size_t num_inputs, OpContext& ctx, TileAllocator& scratch,
+              const Tensor& dst);
+
+// The steps on whole tensors, copied into `out`: for inputs no tile can view
+// (the intermediates come from the heap, not from the planned buffer).
+void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
+               std::span<const Tensor> inputs, OpContext& ctx, const Tensor& out);
+
 // A compiled program runs the same nodes every iteration: each thread parses a
 // program text once (a bounded cache: a program with more distinct fused nodes
 // than this parses again, still right).
