@@ -48,13 +48,13 @@ bool row_step(const ir::Node& n) {
   return true;
 }
 
-Shape per_row(Shape s) {
-  s.back() = 1;
-  return s;
+// Whether t is s's per-row shape [..., 1] (no allocation: the pass runs on every node).
+bool is_per_row(const Shape& t, const Shape& s) {
+  return t.size() == s.size() && !t.empty() && t.back() == 1 && std::equal(t.begin(), t.end() - 1, s.begin());
 }
 
 // The widest shape a node reads or makes.
-Shape widest(const ir::Node& n) {
+const Shape& widest(const ir::Node& n) {
   const ir::TensorType* w = &n.output(0)->type();
   for (const ir::Arg& a : n.args())
     if (a.kind == ir::Arg::Kind::Value && a.value->type().numel() > w->numel()) w = &a.value->type();
@@ -65,11 +65,11 @@ Shape widest(const ir::Node& n) {
 // (the blocks of ops/fused_rows.h take it).
 bool fits(const ir::Node& n, const Shape& s) {
   const ir::TensorType& out = n.output(0)->type();
-  if (out.sizes != s && out.sizes != per_row(s)) return false;
+  if (out.sizes != s && !is_per_row(out.sizes, s)) return false;
   return std::all_of(n.args().begin(), n.args().end(), [&](const ir::Arg& a) {
     if (a.kind != ir::Arg::Kind::Value) return true;
     const ir::TensorType& t = a.value->type();
-    if (t.sizes == s || t.sizes == per_row(s)) return contiguous(t);
+    if (t.sizes == s || is_per_row(t.sizes, s)) return contiguous(t);
     if (t.numel() == 1) return true;
     const auto& d = t.sizes;
     const bool row = !d.empty() && d.back() == s.back() && std::all_of(d.begin(), d.end() - 1, [](int64_t x) { return x == 1; });
@@ -109,16 +109,16 @@ bool FuseRows::run(ir::Graph& g) {
           })) {
         Group& grp = groups[first->second];
         // A group of per-row values alone widens to the rows they come from.
-        const Shape own = widest(*n);
-        const Shape shape = grp.shape.back() == 1 && own != grp.shape && per_row(own) == grp.shape ? own : grp.shape;
-        if (fits(*n, shape)) {
-          grp.shape = shape;
+        const Shape& own = widest(*n);
+        const bool widens = own != grp.shape && is_per_row(grp.shape, own);
+        if (fits(*n, widens ? own : grp.shape)) {
+          if (widens) grp.shape = own;
           joined = first->second;
         }
       }
     }
     if (!joined) {
-      const Shape own = widest(*n);
+      const Shape& own = widest(*n);
       if (!fits(*n, own)) continue;
       joined = groups.size();
       groups.push_back({{}, own, false});
