@@ -19,7 +19,9 @@ operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
 softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
 chain add -> gelu -> exp and a bias add -> relu -> mul (also at 16M, past the L3
 cache), each op by op (eager) and fused (the symmflow::fused_pointwise node
-fuse_pointwise makes of it).
+fuse_pointwise makes of it); RMSNorm and a softmax written out as PyTorch code
+holds them, fused (the symmflow::fused_rows node fuse_rows makes of each) against
+PyTorch eager running the same ops (RMSNorm op by op too), at 64K, 1M and 4M.
 """
 import argparse
 import json
@@ -56,6 +58,21 @@ def sf_call(op, *args, **kw):
 # fuse_pointwise's programs for the chains below (docs/ir.md, "Fused elementwise chains").
 CHAIN = "aten::add.Tensor(x0, x1, 1); aten::gelu(t0, 'none'); aten::exp(t1)"
 BIAS_RELU = "aten::add.Tensor(x0, x1, 1); aten::relu(t0); aten::mul.Scalar(t1, 0.5)"
+
+# fuse_rows' programs for RMSNorm and a softmax written out (ops/fused_rows.h).
+RMS_NORM = ("aten::pow.Tensor_Scalar(x0, 2); aten::mean.dim(t0, [-1], true, None); aten::add.Scalar(t1, 1e-06, 1); "
+            "aten::rsqrt(t2); aten::mul.Tensor(x0, t3); aten::mul.Tensor(t4, x1)")
+SOFTMAX = ("aten::amax(x0, [-1], true); aten::sub.Tensor(x0, t0, 1); aten::exp(t1); "
+           "aten::sum.dim_IntList(t2, [-1], true, None); aten::div.Tensor(t2, t3)")
+
+
+def rms_norm(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+def softmax_written_out(x):
+    e = torch.exp(x - x.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
 
 
 def cases():
@@ -121,8 +138,26 @@ def cases():
                     lambda: sf_call("symmflow::fused_pointwise", [x, row], BIAS_RELU),
                     lambda: torch.relu(x + row) * 0.5))
 
+    def rows(n, shape):
+        # Row-wise chains as fuse_rows compiles them: one symmflow::fused_rows node
+        # (blocks of whole rows, each step's own kernel, bitwise equal to eager),
+        # against PyTorch eager running the same written-out chain.
+        x, rw = rand(*shape), rand(shape[1])
+        numel = x.numel()
+        out.append(("rows", "rmsnorm %s" % n, numel,
+                    lambda: sf_call("aten::mul", sf_call("aten::mul", x, sf_call("aten::rsqrt", sf_call(
+                        "aten::add", sf_call("aten::mean", sf_call("aten::pow", x, 2)[0], [-1], True)[0],
+                        1e-6)[0])[0])[0], rw),
+                    lambda: rms_norm(x, rw)))
+        out.append(("rows", "rmsnorm %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_rows", [x, rw], RMS_NORM), lambda: rms_norm(x, rw)))
+        out.append(("rows", "softmax written out %s fused" % n, numel,
+                    lambda: sf_call("symmflow::fused_rows", [x], SOFTMAX), lambda: softmax_written_out(x)))
+
     for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024))):
         sized(n, shape)
+    for n, shape in (("64K", (256, 256)), ("1M", (1024, 1024)), ("4M", (4096, 1024))):
+        rows(n, shape)
     # 16M f32 (64 MB per tensor): intermediates no longer fit the L3 cache, so
     # eager's extra passes over memory are what fusion saves.
     x, row = rand(4096, 4096), rand(4096)

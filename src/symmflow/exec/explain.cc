@@ -50,14 +50,16 @@ std::string explain_overlap(const ir::Graph& g, const ir::ExecPlan& plan) {
   return fmt::format("overlap: {} asynchronous communication op{}\n{}", count, count == 1 ? "" : "s", s);
 }
 
-// Each fused_pointwise node: the chain of ops it runs in one loop (passes/fuse_pointwise).
-std::string explain_fused(const ir::Graph& g, const ir::ExecPlan& plan) {
+// Each node of a fused op (`op`: passes/fuse_rows, passes/fuse_pointwise): the
+// chain of ops it runs in one loop; `what` and `loop` say what it fuses and how.
+std::string explain_fused(const ir::ExecPlan& plan, std::string_view op, std::string_view what,
+                          std::string_view loop) {
   std::string s;
   int groups = 0;
   size_t ops = 0;
   for (const ir::Instruction& i : plan.instructions) {
     const ir::Node* n = i.node;
-    if (n->op_name() != "symmflow::fused_pointwise") continue;
+    if (n->op_name() != op) continue;
     const auto steps = ops::parse_fused_program(n->arg(1).constant.to_string());
     std::vector<std::string_view> names;
     for (const auto& st : steps) names.push_back(st.op);
@@ -68,8 +70,8 @@ std::string explain_fused(const ir::Graph& g, const ir::ExecPlan& plan) {
                      n->arg(0).elems.size(), n->arg(0).elems.size() == 1 ? "" : "s", fmt::join(names, " -> "));
   }
   if (groups == 0) return "";  // nothing fused: no line
-  return fmt::format("  fused: {} group{} of elementwise ops ({} ops), each one loop over tiles\n{}", groups,
-                     groups == 1 ? "" : "s", ops, s);
+  return fmt::format("  fused: {} group{} of {} ({} ops), each one loop over {}\n{}", groups, groups == 1 ? "" : "s",
+                     what, ops, loop, s);
 }
 
 }  // namespace
@@ -113,7 +115,9 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
       out += "  " + ov.substr(b, e - b) + "\n";
     }
   }
-  out += explain_fused(g, *plan);
+  out += explain_fused(*plan, "symmflow::fused_rows", "row-wise ops with reductions over the last dim",
+                      "blocks of rows");
+  out += explain_fused(*plan, "symmflow::fused_pointwise", "elementwise ops", "tiles");
   if (mem.planned)
     out += fmt::format("  memory: {} buffers planned, regular arena {} bytes, symmetric arena {} bytes{}\n",
                        mem.slots.size(), mem.arena_bytes[0], mem.arena_bytes[1], ir::symmetric_regions(mem));

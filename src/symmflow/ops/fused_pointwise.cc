@@ -13,10 +13,10 @@
 #include <unordered_set>
 
 #include "symmflow/core/storage.h"
-#include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/boxing.h"
+#include "symmflow/ops/fused_steps.h"
 
 namespace symmflow::ops {
 
@@ -55,7 +55,10 @@ std::string format_constant(const IValue& v) {
       if (s.find_first_of(".e") == std::string::npos) s += ".0";  // stays a float
       return s;
     }
-    default: fail("fused_pointwise: a step constant must be a number, bool, None or string, found {}", v.kind_name());
+    case IValue::Kind::List: return fmt::format("[{}]", fmt::join(v.to_int_list(), ", "));  // a reduction's dims
+    default:
+      fail("fused_pointwise: a step constant must be a number, bool, None, string or int list, found {}",
+           v.kind_name());
   }
 }
 
@@ -123,6 +126,7 @@ class ProgramReader {
       pos_ = end + 1;
       return o;
     }
+    if (peek() == '[') return int_list();
     const size_t at = pos_;
     const std::string_view w = token("an operand (x0, t1) or a constant", [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '+';
@@ -168,6 +172,29 @@ class ProgramReader {
     return o;
   }
 
+  // `[-1]`, `[0, 2]`, `[]`: a list of ints (a reduction's dims).
+  FusedOperand int_list() {
+    expect('[');
+    std::vector<int64_t> ints;
+    skip_space();
+    while (peek() != ']') {
+      if (!ints.empty()) expect(',');
+      const std::string_view w = token("an int", [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '-'; });
+      int64_t i = 0;
+      auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), i);
+      if (ec != std::errc() || p != w.data() + w.size()) {
+        pos_ -= w.size();
+        error("an int");
+      }
+      ints.push_back(i);
+      skip_space();
+    }
+    expect(']');
+    FusedOperand o;
+    o.constant = IValue(ints);
+    return o;
+  }
+
   std::string_view text_;
   size_t pos_ = 0;
 };
@@ -195,99 +222,6 @@ std::vector<FusedStep> parse_fused_program(std::string_view text) { return Progr
 // ---- running it ---------------------------------------------------------------------
 
 namespace {
-
-// The step ops, resolved and checked once per run: each is fusible and takes
-// exactly its schema's arguments.
-std::vector<const Operator*> resolve(const std::vector<FusedStep>& steps, size_t num_inputs) {
-  std::vector<const Operator*> ops;
-  for (size_t j = 0; j < steps.size(); ++j) {
-    const FusedStep& s = steps[j];
-    SF_CHECK(is_fusible_pointwise(s.op),
-             "fused_pointwise: step {} is {}, which is not an elementwise op that can be fused (see "
-             "ops/fused_pointwise.cc's list)",
-             j, s.op);
-    const Operator& op = Dispatcher::instance().get(s.op);
-    SF_CHECK(s.args.size() == op.schema().arguments.size(),
-             "fused_pointwise: step {} ({}) has {} arguments, its schema {} takes {}", j, s.op, s.args.size(),
-             op.schema().to_string(), op.schema().arguments.size());
-    for (const FusedOperand& a : s.args)
-      SF_CHECK(a.kind != FusedOperand::Kind::input || size_t(a.index) < num_inputs,
-               "fused_pointwise: step {} reads x{}, but the op has {} inputs", j, a.index, num_inputs);
-    ops.push_back(&op);
-  }
-  return ops;
-}
-
-// Runs every step once over `env` (the inputs, then each step's result
-// appended); before_last runs just before the last step's kernel.
-template <class BeforeLast>
-Tensor run_steps(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
-                 std::vector<Tensor>& env, size_t num_inputs, OpContext& ctx, BeforeLast&& before_last) {
-  env.resize(num_inputs);
-  std::vector<IValue> args;
-  for (size_t j = 0; j < steps.size(); ++j) {
-    args.clear();
-    for (const FusedOperand& a : steps[j].args) {
-      if (a.kind == FusedOperand::Kind::constant) args.push_back(a.constant);
-      else args.emplace_back(env[a.kind == FusedOperand::Kind::input ? size_t(a.index) : num_inputs + size_t(a.index)]);
-    }
-    if (j + 1 == steps.size()) before_last();
-    env.push_back(ops[j]->call(ctx, args).at(0).to_tensor());
-  }
-  return env.back();
-}
-
-Tensor run_steps(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
-                 std::vector<Tensor>& env, size_t num_inputs, OpContext& ctx) {
-  return run_steps(steps, ops, env, num_inputs, ctx, [] {});
-}
-
-// A bump allocator over one scratch buffer per thread (grown, never shrunk):
-// a tile's intermediates, reset for each tile, so a run allocates no data buffers
-// after the first. The next allocation of exactly `target_bytes` after
-// target() is the result tile itself, so the last step writes the result in
-// place; a kernel that allocates a temporary first just gets scratch, and the
-// caller copies.
-class TileAllocator : public Allocator {
- public:
-  explicit TileAllocator(size_t capacity) {
-    thread_local std::unique_ptr<std::byte[]> buffer;
-    thread_local size_t size = 0;
-    if (size < capacity) {
-      buffer.reset(new std::byte[capacity]);  // uninitialized: every byte is written before it is read
-      size = capacity;
-    }
-    base_ = buffer.get();
-    capacity_ = size;
-  }
-  void reset() {
-    used_ = 0;
-    target_ = nullptr;
-  }
-  void target(void* p, size_t bytes) {
-    target_ = p;
-    target_bytes_ = bytes;
-  }
-  std::shared_ptr<Storage> allocate(size_t nbytes) override {
-    auto none = [](void*) {};
-    if (target_ != nullptr && nbytes == target_bytes_) {
-      void* p = std::exchange(target_, nullptr);
-      return std::make_shared<Storage>(p, nbytes, none);
-    }
-    const size_t at = (reinterpret_cast<uintptr_t>(base_) + used_ + kAlign - 1) / kAlign * kAlign -
-                      reinterpret_cast<uintptr_t>(base_);
-    if (at + nbytes > capacity_) return regular_allocator().allocate(nbytes);  // never expected; still right
-    used_ = at + nbytes;
-    return std::make_shared<Storage>(base_ + at, nbytes, none);
-  }
-
- private:
-  static constexpr size_t kAlign = 64;
-  std::byte* base_ = nullptr;
-  size_t capacity_ = 0, used_ = 0;
-  void* target_ = nullptr;
-  size_t target_bytes_ = 0;
-};
 
 // full: the result's shape, contiguous; strided: the result's shape at rank 1
 // or 2, any strides (a column slice of a grid: tiles of whole rows view it in
@@ -327,27 +261,26 @@ std::optional<TileLayout> tile_layout(std::span<const Tensor> inputs, std::span<
   return l;
 }
 
-// The steps' types from the Meta kernels: the inputs, then each step's result.
-std::vector<Tensor> step_types(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,
-                               const std::vector<const Operator*>& ops) {
-  OpContext meta_ctx(DispatchKey::Meta);
-  std::vector<Tensor> env;
-  for (const Tensor& t : inputs) env.push_back(Tensor::meta(t.sizes(), t.dtype()));
-  run_steps(steps, ops, env, inputs.size(), meta_ctx);
-  return env;
+}  // namespace
+
+namespace {
+
+std::vector<const Operator*> resolve(const std::vector<FusedStep>& steps, size_t num_inputs) {
+  return fused::resolve("fused_pointwise", steps, num_inputs, is_fusible_pointwise,
+                        "an elementwise op that can be fused");
 }
 
 }  // namespace
 
 bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
-  const auto types = step_types(inputs, steps, resolve(steps, inputs.size()));
+  const auto types = fused::step_types(inputs, steps, resolve(steps, inputs.size()));
   return tile_layout(inputs, std::span(types).subspan(inputs.size()), types.back().sizes()).has_value();
 }
 
 Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t tile_bytes) {
   const auto ops = resolve(steps, inputs.size());
   // The result's type, and every step's: what eager computes.
-  const auto types = step_types(inputs, steps, ops);
+  const auto types = fused::step_types(inputs, steps, ops);
   const Tensor& result_type = types.back();
   if (std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); })) return result_type;
 
@@ -356,13 +289,11 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
   const int64_t n = result_type.numel();
   const int64_t cols = shape.empty() ? 1 : shape.back();
   const auto layout = tile_layout(inputs, std::span(types).subspan(inputs.size()), shape);
-  std::vector<Tensor> env(inputs.begin(), inputs.end());
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
   Tensor out = Tensor::empty(shape, result_type.dtype());
   if (!layout) {
-    AllocatorGuard heap(regular_allocator());  // the intermediates: not the planned buffer
-    kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
+    fused::run_whole(steps, ops, inputs, ctx, out);
     return out;
   }
 
@@ -372,9 +303,7 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
   const int64_t want = std::min(std::max<int64_t>(64, tile_bytes / item / 64 * 64), (n + 63) / 64 * 64);
   const bool rows = layout->rows;
   const int64_t tile = rows ? std::max<int64_t>(1, want / cols) * cols : want;
-  // Each step's tile of at most 8-byte elements, plus room for a kernel's
-  // temporary (a converted operand) per step.
-  TileAllocator scratch(size_t(tile) * 8 * 2 * (steps.size() + 1) + 64 * 2 * (steps.size() + 1));
+  fused::TileAllocator scratch(fused::tile_scratch_bytes(tile, steps.size()));
   AllocatorGuard guard(scratch);
   auto view = [&](const Tensor& t, Role role, int64_t begin, int64_t len) -> Tensor {
     if (role == Role::scalar) {
@@ -396,31 +325,17 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
     scratch.reset();
     tiles.clear();
     for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], layout->roles[i], begin, len));
-    const Tensor dst = view(out, Role::full, begin, len);
-    // The last step's result goes into dst itself when its kernel allocates it first.
-    const Tensor r = run_steps(steps, ops, tiles, inputs.size(), ctx,
-                               [&] { scratch.target(dst.data_ptr(), size_t(len * item)); });
-    if (r.data_ptr() != dst.data_ptr()) kernels::copy_(dst, r);
+    fused::run_tile(steps, ops, tiles, inputs.size(), ctx, scratch, view(out, Role::full, begin, len));
   }
   return out;
 }
 
 namespace {
 
-// A compiled program runs the same nodes every iteration: each thread parses a
-// program text once (a bounded cache: a program with more distinct fused nodes
-// than this parses again, still right).
-const std::vector<FusedStep>& cached_program(const std::string& text) {
-  thread_local std::unordered_map<std::string, std::vector<FusedStep>> cache;
-  if (auto it = cache.find(text); it != cache.end()) return it->second;
-  if (cache.size() >= 4096) cache.clear();
-  return cache.emplace(text, parse_fused_program(text)).first->second;
-}
-
 SYMMFLOW_LIBRARY(symmflow, m) {
   m.def("fused_pointwise(Tensor[] inputs, str program) -> Tensor");
   impl_both(m, "fused_pointwise", [](OpContext&, Args a) -> Results {
-    return {run_fused_pointwise(a[0].to_tensor_list(), cached_program(a[1].to_string()))};
+    return {run_fused_pointwise(a[0].to_tensor_list(), fused::cached_program(a[1].to_string()))};
   });
 }
 

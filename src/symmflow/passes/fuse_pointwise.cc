@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/fused_pointwise.h"
 #include "symmflow/passes/dce.h"
+#include "symmflow/passes/fused_groups.h"
 
 namespace symmflow::passes {
 
 namespace {
-
-bool contiguous(const ir::TensorType& t) { return t.strides.empty() || t.strides == contiguous_strides(t.sizes); }
 
 // An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape
 // (any strides at rank 1 or 2: a column slice of a grid), one element, or a
@@ -42,42 +40,6 @@ struct Chain {
   std::vector<ir::Node*> members;
   bool merged = false;  // holds another group's members: sort by program order
 };
-
-// The fused node for a chain: its external tensors, in first-use order, and its steps.
-ir::Node* fuse(ir::Graph& g, const Chain& c) {
-  std::vector<ir::Value*> inputs;
-  std::unordered_map<const ir::Value*, int> step_of;
-  std::vector<ops::FusedStep> steps;
-  for (const ir::Node* m : c.members) {
-    ops::FusedStep s{m->op_name(), {}};
-    for (const ir::Arg& a : m->args()) {
-      ops::FusedOperand o;
-      if (a.kind == ir::Arg::Kind::Const) {
-        o.constant = a.constant;
-      } else if (auto it = step_of.find(a.value); it != step_of.end()) {
-        o.kind = ops::FusedOperand::Kind::step;
-        o.index = it->second;
-      } else {
-        auto at = std::find(inputs.begin(), inputs.end(), a.value);
-        if (at == inputs.end()) at = inputs.insert(inputs.end(), a.value);
-        o.kind = ops::FusedOperand::Kind::input;
-        o.index = int(at - inputs.begin());
-      }
-      s.args.push_back(std::move(o));
-    }
-    step_of[m->output(0)] = int(steps.size());
-    steps.push_back(std::move(s));
-  }
-  std::vector<ir::Arg> list;
-  for (ir::Value* v : inputs) list.emplace_back(v);
-  static Operator& op = Dispatcher::instance().get("symmflow::fused_pointwise");
-  // The fused node returns what the chain's last node returned: its type is
-  // known, and the fused Meta kernel (parse the program, run every step's
-  // kernel) need not run again here.
-  const ir::Node* last = c.members.back();
-  return g.make_node_typed(op, {ir::Arg::list(std::move(list)), ir::Arg(IValue(ops::format_fused_program(steps)))},
-                           last->loc(), {last->output(0)->type()});
-}
 
 }  // namespace
 
@@ -129,30 +91,14 @@ bool FusePointwise::run(ir::Graph& g) {
                 [&](const ir::Node* a, const ir::Node* b) { return g.position(a) < g.position(b); });
 
   // Each fused node takes its chain's last node's place in program order.
-  std::vector<std::pair<ir::Node*, ir::Node*>> fused;  // (the chain's last node, its fused node)
-  // By position in program order: whether the node is a member of a fused
-  // chain, and the fused node that takes its place (nullptr: none, it goes).
-  std::vector<bool> member(g.size(), false);
-  std::vector<ir::Node*> place(g.size(), nullptr);
+  std::vector<std::pair<std::vector<ir::Node*>, ir::Node*>> fused;  // (the chain, its fused node)
   for (const Chain& c : chains) {
     if (c.members.size() < 2) continue;
-    fused.emplace_back(c.members.back(), fuse(g, c));
-    for (const ir::Node* m : c.members) member[g.position(m)] = true;
-    place[g.position(c.members.back())] = fused.back().second;
+    fused.emplace_back(c.members,
+                       make_fused_node(g, "symmflow::fused_pointwise", fused_program(c.members), *c.members.back()));
   }
   if (fused.empty()) return false;
-  std::vector<ir::Node*> order;
-  order.reserve(g.size());
-  for (size_t p = 0; p < g.size(); ++p) {
-    ir::Node* n = g.nodes()[p];
-    if (!member[p]) order.push_back(n);
-    else if (place[p]) order.push_back(place[p]);
-  }
-  g.set_order(std::move(order));
-  for (const auto& [last, node] : fused) {
-    g.name_after(node->output(0), last->output(0));
-    g.replace_uses(last->output(0), node->output(0));
-  }
+  place_fused(g, fused);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include "symmflow/passes/exec_plan.h"
 #include "symmflow/passes/functionalize.h"
 #include "symmflow/passes/fuse_pointwise.h"
+#include "symmflow/passes/fuse_rows.h"
 #include "symmflow/passes/hazard_check.h"
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/memory_plan.h"
@@ -23,7 +24,7 @@ namespace symmflow::passes {
 
 const std::vector<std::string_view>& pipeline_steps() {
   static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
-                                                      "cse",       "fuse_pointwise", "reinplace",      "dce.final",
+                                                      "cse",       "fuse_rows",      "fuse_pointwise", "reinplace",      "dce.final",
                                                       "symm_placement", "collective_lowering", "schedule",
                                                       "memory_plan", "exec_plan",    "hazard_check"};
   return steps;
@@ -45,6 +46,7 @@ std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& op
   all.push_back(std::make_unique<DeadCodeElimination>());
   all.push_back(std::make_unique<CommonSubexpressionElimination>());
   all.push_back(std::make_unique<Reinplace>());
+  all.push_back(std::make_unique<FuseRows>());
   all.push_back(std::make_unique<FusePointwise>());
   all.push_back(std::make_unique<SymmPlacement>(opts.placement));
   all.push_back(std::make_unique<CollectiveLowering>());
@@ -77,7 +79,7 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   };
   auto race_check = make_pass("race_check", opts), functionalize = make_pass("functionalize", opts),
        dce = make_pass("dce", opts), cse = make_pass("cse", opts), reinplace = make_pass("reinplace", opts),
-       fuse = make_pass("fuse_pointwise", opts),
+       fuse_rows = make_pass("fuse_rows", opts), fuse = make_pass("fuse_pointwise", opts),
        placement = make_pass("symm_placement", opts), lowering = make_pass("collective_lowering", opts),
        schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts),
        exec_plan = make_pass("exec_plan", opts);
@@ -90,7 +92,9 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   step(cse.get());
   // Elementwise chains become one loop each while the program is still
   // functional: reinplace would turn them into in-place ops (gelu -> gelu_),
-  // which write, and a write ends a chain.
+  // which write, and a write ends a chain. Row-wise chains (RMSNorm, softmax)
+  // first, so the elementwise parts of a row group stay in it.
+  step(fuse_rows.get());
   step(fuse.get());
   step(reinplace.get());
   step(dce.get(), ".final");

@@ -1,0 +1,150 @@
+// symmflow::fused_rows: RMSNorm, a written-out softmax and layer_norm run block
+// by block give eager's op-by-op result bit for bit, whatever the block size (one
+// row per block up to the whole tensor), for rows no vector width divides, rows
+// longer than a summation block, NaN and inf rows and every float dtype; a
+// reduction over another dim or without keepdim is refused; operands a block
+// cannot view run unfused, still eager's result.
+#include "symmflow/ops/fused_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "symmflow/kernels/views.h"
+#include "symmflow/ops/fused_testing.h"
+
+namespace symmflow::ops {
+namespace {
+
+constexpr const char* kRmsNorm =
+    "aten::pow.Tensor_Scalar(x0, 2); aten::mean.dim(t0, [-1], true, None); aten::add.Scalar(t1, 1e-06, 1); "
+    "aten::rsqrt(t2); aten::mul.Tensor(x0, t3); aten::mul.Tensor(t4, x1)";
+constexpr const char* kSoftmax =
+    "aten::amax(x0, [-1], true); aten::sub.Tensor(x0, t0, 1); aten::exp(t1); "
+    "aten::sum.dim_IntList(t2, [-1], true, None); aten::div.Tensor(t2, t3)";
+constexpr const char* kLayerNorm =
+    "aten::mean.dim(x0, [-1], true, None); aten::sub.Tensor(x0, t0, 1); aten::mul.Tensor(t1, t1); "
+    "aten::mean.dim(t2, [-1], true, None); aten::add.Scalar(t3, 1e-05, 1); aten::rsqrt(t4); "
+    "aten::mul.Tensor(t1, t5); aten::mul.Tensor(t6, x1); aten::add.Tensor(t7, x2, 1)";
+
+void expect_eager_bits_at_every_block_size(const std::vector<Tensor>& inputs, std::string_view program) {
+  const auto steps = parse_fused_program(program);
+  ASSERT_TRUE(runs_in_row_blocks(inputs, steps)) << program;
+  const Tensor want = eager(inputs, steps);
+  for (int64_t block : {int64_t(1), int64_t(200), int64_t(1000), int64_t(4096), kFusedRowBlockBytes, int64_t(1) << 24}) {
+    const Tensor got = run_fused_rows(inputs, steps, block);
+    EXPECT_TRUE(same_bits(got, want)) << program << " in blocks of " << block << " bytes: " << got.type_string()
+                                      << " vs " << want.type_string();
+  }
+}
+
+// Rows of special values: a NaN, +inf, -inf, all -inf, all equal, a huge value.
+Tensor with_special_rows(Shape shape) {
+  Tensor x = values(shape, DType::f32, 4);
+  const int64_t cols = shape.back();
+  float* p = x.data<float>();
+  const float inf = std::numeric_limits<float>::infinity();
+  p[0 * cols + 3] = std::numeric_limits<float>::quiet_NaN();
+  p[1 * cols + 5] = inf;
+  p[2 * cols + 0] = -inf;
+  for (int64_t j = 0; j < cols; ++j) p[3 * cols + j] = -inf;
+  for (int64_t j = 0; j < cols; ++j) p[4 * cols + j] = 1.5f;
+  p[5 * cols + cols - 1] = 3e38f;
+  return x;
+}
+
+TEST(FusedRows, RmsNormMatchesEagerAtEveryBlockSize) {
+  // 37 x 53: rows that no vector width divides, a short last block.
+  expect_eager_bits_at_every_block_size({values({37, 53}, DType::f32, 0), values({53}, DType::f32, 1)}, kRmsNorm);
+}
+
+TEST(FusedRows, RmsNormOfEveryFloatDtypeMatchesEager) {
+  for (DType d : {DType::f32, DType::f64, DType::bf16, DType::f16}) {
+    SCOPED_TRACE(dtype_name(d));
+    expect_eager_bits_at_every_block_size({values({3, 5, 130}, d, 0), values({130}, d, 1)}, kRmsNorm);
+  }
+}
+
+TEST(FusedRows, RowsLongerThanASummationBlockMatchEager) {
+  // 4099 > kernels/sum_order.h's 2048-element cascade block: a row's sum spans
+  // blocks, and a block of rows is smaller than one row at the small sizes.
+  expect_eager_bits_at_every_block_size({values({3, 4099}, DType::f32, 2), values({4099}, DType::f32, 3)}, kRmsNorm);
+  expect_eager_bits_at_every_block_size({values({3, 4099}, DType::f32, 2)}, kSoftmax);
+}
+
+TEST(FusedRows, SoftmaxWrittenOutMatchesEagerWithNanAndInfRows) {
+  expect_eager_bits_at_every_block_size({with_special_rows({9, 37})}, kSoftmax);
+  expect_eager_bits_at_every_block_size({with_special_rows({2, 6, 19})}, kSoftmax);
+}
+
+TEST(FusedRows, LayerNormWrittenOutMatchesEager) {
+  expect_eager_bits_at_every_block_size(
+      {values({33, 100}, DType::f32, 0), values({100}, DType::f32, 1), values({100}, DType::f32, 2)}, kLayerNorm);
+  expect_eager_bits_at_every_block_size(
+      {with_special_rows({7, 21}), values({21}, DType::f32, 1), values({21}, DType::f32, 2)}, kLayerNorm);
+}
+
+TEST(FusedRows, ChainEndingInAReductionGivesPerRowResult) {
+  // A sum of squares plus a per-row input [R, 1] and a one-element tensor.
+  const std::vector<Tensor> in = {values({20, 70}, DType::f32, 0), values({20, 1}, DType::f32, 1),
+                                  values({1}, DType::f32, 2)};
+  const char* program =
+      "aten::mul.Tensor(x0, x0); aten::sum.dim_IntList(t0, [-1], true, None); aten::add.Tensor(t1, x1, 1); "
+      "aten::mul.Tensor(t2, x2); aten::amin(x0, [-1], true); aten::maximum(t3, t4)";
+  expect_eager_bits_at_every_block_size(in, program);
+  EXPECT_EQ(run_fused_rows(in, parse_fused_program(program)).sizes(), (Shape{20, 1}));
+}
+
+TEST(FusedRows, RefusesAReductionOverAnotherDimOrWithoutKeepdim) {
+  const std::vector<Tensor> in = {values({4, 6}, DType::f32, 0)};
+  for (const char* program : {"aten::sum.dim_IntList(x0, [0], true, None); aten::exp(t0)",
+                              "aten::amax(x0, [-1], false); aten::exp(t0)"}) {
+    try {
+      run_fused_rows(in, parse_fused_program(program));
+      ADD_FAILURE() << "ran " << program;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("must reduce dims [-1] with keepdim true"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FusedRows, RefusesAStepThatIsNeitherElementwiseNorARowReduction) {
+  const Tensor x = values({4, 4}, DType::f32, 0);
+  try {
+    run_fused_rows(std::vector<Tensor>{x, x}, parse_fused_program("aten::mm(x0, x1)"));
+    FAIL() << "mm was run as a fused step";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fused_rows: step 0 is aten::mm"), std::string::npos) << e.what();
+  }
+}
+
+TEST(FusedRows, OperandsABlockCannotViewRunUnfused) {
+  // A transposed input: not contiguous, so not viewable as blocks of rows.
+  const Tensor t = kernels::transpose(values({53, 37}, DType::f32, 0), 0, 1);
+  const std::vector<Tensor> in = {t, values({53}, DType::f32, 1)};
+  const auto steps = parse_fused_program(kRmsNorm);
+  EXPECT_FALSE(runs_in_row_blocks(in, steps));
+  EXPECT_TRUE(same_bits(run_fused_rows(in, steps), eager(in, steps)));
+}
+
+TEST(FusedRows, ProgramTextTakesIntLists) {
+  const std::string text = "aten::amax(x0, [-1], true); aten::sum.dim_IntList(t0, [0, 2], false, None); aten::amin(t1, [], true)";
+  const auto steps = parse_fused_program(text);
+  EXPECT_EQ(steps[0].args[1].constant.to_int_list(), (std::vector<int64_t>{-1}));
+  EXPECT_EQ(steps[1].args[1].constant.to_int_list(), (std::vector<int64_t>{0, 2}));
+  EXPECT_TRUE(steps[2].args[1].constant.to_int_list().empty());
+  EXPECT_EQ(format_fused_program(steps), text);
+  EXPECT_THROW(parse_fused_program("aten::amax(x0, [-1, x], true)"), Error);
+  EXPECT_THROW(parse_fused_program("aten::amax(x0, [-1, true)"), Error);
+}
+
+TEST(FusedRows, MetaInputsGiveTheResultType) {
+  const std::vector<Tensor> in = {Tensor::meta({6, 10}, DType::bf16), Tensor::meta({10}, DType::bf16)};
+  const Tensor r = run_fused_rows(in, parse_fused_program(kRmsNorm));
+  EXPECT_TRUE(r.is_meta());
+  EXPECT_EQ(r.sizes(), (Shape{6, 10}));
+  EXPECT_EQ(r.dtype(), DType::bf16);
+}
+
+}  // namespace
+}  // namespace symmflow::ops
