@@ -1,8 +1,8 @@
 #include "symmflow/passes/fuse_rows.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
-#include <unordered_map>
 
 #include "symmflow/ops/fused_rows.h"
 #include "symmflow/passes/dce.h"
@@ -79,7 +79,7 @@ bool fits(const ir::Node& n, const Shape& s) {
 
 struct Group {
   std::vector<ir::Node*> members;  // last to first while growing
-  Shape shape;                     // the widest shape
+  const Shape* shape = nullptr;    // the widest shape (a value's type: the pass changes none until the end)
   bool reduces = false;
 };
 
@@ -87,7 +87,11 @@ struct Group {
 
 bool FuseRows::run(ir::Graph& g) {
   std::vector<Group> groups;
-  std::unordered_map<const ir::Node*, size_t> group_of;
+  // By position in program order, the group a node joined (kNone: none): a
+  // vector, not a hash map, since every elementwise node of a 100k-node graph
+  // passes through here.
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> group_of(g.size(), kNone);
   size_t open_from = 0;  // groups below this index met a write or a communication: closed
   const auto& nodes = g.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
@@ -101,19 +105,16 @@ bool FuseRows::run(ir::Graph& g) {
     const auto& uses = out->uses();
     std::optional<size_t> joined;
     if (out->returned() == 0 && !uses.empty()) {
-      auto first = group_of.find(uses.front().user);
-      if (first != group_of.end() && first->second >= open_from &&
-          std::all_of(uses.begin(), uses.end(), [&](const ir::Use& u) {
-            auto at = group_of.find(u.user);
-            return at != group_of.end() && at->second == first->second;
-          })) {
-        Group& grp = groups[first->second];
+      const size_t first = group_of[g.position(uses.front().user)];
+      if (first != kNone && first >= open_from &&
+          std::all_of(uses.begin(), uses.end(), [&](const ir::Use& u) { return group_of[g.position(u.user)] == first; })) {
+        Group& grp = groups[first];
         // A group of per-row values alone widens to the rows they come from.
         const Shape& own = widest(*n);
-        const bool widens = own != grp.shape && is_per_row(grp.shape, own);
-        if (fits(*n, widens ? own : grp.shape)) {
-          if (widens) grp.shape = own;
-          joined = first->second;
+        const bool widens = own != *grp.shape && is_per_row(*grp.shape, own);
+        if (fits(*n, widens ? own : *grp.shape)) {
+          if (widens) grp.shape = &own;
+          joined = first;
         }
       }
     }
@@ -121,12 +122,12 @@ bool FuseRows::run(ir::Graph& g) {
       const Shape& own = widest(*n);
       if (!fits(*n, own)) continue;
       joined = groups.size();
-      groups.push_back({{}, own, false});
+      groups.push_back({{}, &own, false});
     }
     Group& grp = groups[*joined];
     grp.members.push_back(n);
     grp.reduces = grp.reduces || ops::is_row_reduction(n->op_name());
-    group_of[n] = *joined;
+    group_of[g.position(n)] = *joined;
   }
 
   std::vector<std::pair<std::vector<ir::Node*>, ir::Node*>> fused;  // (the group, its fused node)
