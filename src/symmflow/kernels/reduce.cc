@@ -127,7 +127,7 @@ void add_row(V* __restrict a, const V* __restrict x, int64_t n) {
 // Floating sums (V = float or double) in sum_order.h's order, one total per
 // output element. Three loops, one order: a dense reduced run is summed in place;
 // with the kept dims inner, element k of every reduction comes from pass k over a
-// row, so the 16 lanes of all outputs are kept lane-major (lane j of output i at
+// row, so the lanes of all outputs are kept lane-major (lane j of output i at
 // [j * outputs + i]) and a pass adds one contiguous row; otherwise each
 // reduction's elements are gathered into blocks.
 template <typename In, typename V>
@@ -136,7 +136,9 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   const In* in = static_cast<const In*>(t.data_ptr());
   if (kept_inner(p)) {
     const int64_t lanes = Sum::kLanes * outputs;
-    std::vector<V> l0(size_t(lanes), V(0)), l1(size_t(lanes), V(0)), l2(size_t(lanes), V(0));
+    // l1 and l2 only when a block can end (a sum of up to one block needs l0 only).
+    const size_t upper = p.red_count >= Sum::kBlock ? size_t(lanes) : 0;
+    std::vector<V> l0(size_t(lanes), V(0)), l1(upper, V(0)), l2(upper, V(0));
     int64_t k = 0;
     // Kept dims that are one dense run (a sum over dim 0 of a matrix): a pass adds
     // a contiguous input row to the lane's row, vectorized (AVX2: simd.h).
@@ -152,7 +154,8 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
       if (k % (Sum::kBlock * 128) != 0) return;
       for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
     });
-    for (int64_t i = 0; i < outputs; ++i) totals[i] = Sum::combine(&l0[i], &l1[i], &l2[i], outputs);
+    simd::run([&] { Sum::value_rows(l0.data(), l1.data(), l2.data(), outputs, upper > 0); });
+    std::copy_n(l0.data(), outputs, totals);
     return;
   }
   const bool dense = std::is_same_v<In, V> && is_dense_run(p.red_sizes, p.red_strides);
