@@ -143,18 +143,22 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     // Kept dims that are one dense run (a sum over dim 0 of a matrix): a pass adds
     // a contiguous input row to the lane's row, vectorized (AVX2: simd.h).
     const bool dense_rows = std::is_same_v<In, V> && is_dense_run(p.kept_sizes, p.kept_strides);
-    for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
-      V* a = l0.data() + (k % Sum::kLanes) * outputs;
-      if (dense_rows)
-        simd::run([&] { add_row(a, reinterpret_cast<const V*>(in + rbase), outputs); });
-      else
-        for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
-      if (++k % Sum::kBlock != 0) return;
-      for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
-      if (k % (Sum::kBlock * 128) != 0) return;
-      for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+    // One AVX2 clone for all the passes (simd.h; a clone entered per row cost as
+    // much as a short row's adds).
+    simd::run([&] {
+      for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
+        V* a = l0.data() + (k % Sum::kLanes) * outputs;
+        if (dense_rows)
+          add_row(a, reinterpret_cast<const V*>(in + rbase), outputs);
+        else
+          for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
+        if (++k % Sum::kBlock != 0) return;
+        for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
+        if (k % (Sum::kBlock * 128) != 0) return;
+        for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+      });
+      Sum::value_rows(l0.data(), l1.data(), l2.data(), outputs, upper > 0);
     });
-    simd::run([&] { Sum::value_rows(l0.data(), l1.data(), l2.data(), outputs, upper > 0); });
     std::copy_n(l0.data(), outputs, totals);
     return;
   }
@@ -163,7 +167,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   if (dense) {  // every row's sum in one AVX2 clone (simd.h): short rows cost little more than their data
     simd::run([&] {
       for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-        totals[o++] = ordered_sum(reinterpret_cast<const V*>(in + base), p.red_count);
+        totals[o++] = ordered_sum_here(reinterpret_cast<const V*>(in + base), p.red_count);
       });
     });
     return;

@@ -47,11 +47,11 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
       if constexpr (kLog) {
         ex.assign(row.begin(), row.end());
         vec::map(vec::Fn::exp, ex.data(), ex.data(), n);
-        const C ls = std::log(ordered_sum(ex.data(), n));
+        const C ls = std::log(ordered_sum_here(ex.data(), n));
         for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
       } else {
         vec::map(vec::Fn::exp, row.data(), row.data(), n);
-        const C r = C(1) / ordered_sum(row.data(), n);
+        const C r = C(1) / ordered_sum_here(row.data(), n);
         for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] * r);
       }
     });

@@ -68,6 +68,21 @@ class LaneSum {
     return i;
   }
 
+  // The sum of x[0..n) for n <= kBlock, the lanes in registers: the first and the
+  // last partial row are masked, +0 where a lane has no element (a lane starts at
+  // +0 and is never -0, so adding +0 leaves its bits), which keeps the lanes'
+  // indices constant; no zeroed memory to reload.
+  static V short_sum(const V* x, int64_t n) {
+    V acc[kLanes];
+    for (int j = 0; j < kLanes; ++j) acc[j] = V(0) + (j < n ? x[j] : V(0));
+    int64_t i = kLanes;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
+    const int64_t r = n - i;  // negative when n < kLanes: nothing left
+    for (int j = 0; j < kLanes; ++j) acc[j] += j < r ? x[i + j] : V(0);
+    return fold(acc);
+  }
+
   V value() const {
     V lane[kLanes];
     if (blocks_ == 0)  // l1 and l2 are zero: see the header
@@ -80,7 +95,9 @@ class LaneSum {
   // The lanes folded in halves down to four, then added left to right, into one
   // total (lane is overwritten).
   static V fold(V* lane) {
+#pragma GCC unroll 8  // constant indices: the lanes stay in vector registers
     for (int w = kLanes / 2; w >= 4; w /= 2)
+#pragma GCC unroll 16
       for (int j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
     return ((lane[0] + lane[1]) + lane[2]) + lane[3];
   }
@@ -118,20 +135,25 @@ class LaneSum {
   int64_t blocks_ = 0;  // whole blocks so far
 };
 
-// The sum of x[0..n) in LaneSum's order; a row of at most one block in registers.
+// The sum of x[0..n) in LaneSum's order, in the caller's instruction set: for
+// code already inside simd::run (a row loop), where a nested simd::run per row
+// would cost a call and an AVX state change per row (~25 ns against ~30 for a
+// row of 256).
+template <typename V>
+V ordered_sum_here(const V* x, int64_t n) {
+  using S = LaneSum<V>;
+  if (n <= S::kBlock) return S::short_sum(x, n);
+  S s;
+  s.add(x, n);
+  return s.value();
+}
+
+// The sum of x[0..n) in LaneSum's order, AVX2 where the CPU has it (simd.h).
 template <typename V>
 V ordered_sum(const V* x, int64_t n) {
-  using S = LaneSum<V>;
-  if (n > S::kBlock) {
-    S s;
-    s.add(x, n);
-    return s.value();
-  }
-  V l0[S::kLanes] = {};
-  int64_t i = 0;
-  simd::run([&] { i = S::add_rows(l0, x, n); });
-  for (; i < n; ++i) l0[i % S::kLanes] += x[i];
-  return S::fold(l0);
+  V total;
+  simd::run([&] { total = ordered_sum_here(x, n); });
+  return total;
 }
 
 }  // namespace symmflow::kernels
