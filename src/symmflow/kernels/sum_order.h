@@ -63,6 +63,7 @@ class LaneSum {
     for (int j = 0; j < kLanes; ++j) acc[j] = l0[j];
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes)
+#pragma GCC unroll 32  // as in short_sum
       for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
     for (int j = 0; j < kLanes; ++j) l0[j] = acc[j];
     return i;
@@ -73,12 +74,17 @@ class LaneSum {
   // +0 and is never -0, so adding +0 leaves its bits), which keeps the lanes'
   // indices constant; no zeroed memory to reload.
   static V short_sum(const V* x, int64_t n) {
+    // Unrolled, so the lanes are registers after vectorization (else gcc keeps a
+    // loop over 4 vectors in memory).
     V acc[kLanes];
+#pragma GCC unroll 32
     for (int j = 0; j < kLanes; ++j) acc[j] = V(0) + (j < n ? x[j] : V(0));
     int64_t i = kLanes;
     for (; i + kLanes <= n; i += kLanes)
+#pragma GCC unroll 32
       for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
     const int64_t r = n - i;  // negative when n < kLanes: nothing left
+#pragma GCC unroll 32
     for (int j = 0; j < kLanes; ++j) acc[j] += j < r ? x[i + j] : V(0);
     return fold(acc);
   }
