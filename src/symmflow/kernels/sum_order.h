@@ -30,10 +30,18 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "symmflow/kernels/simd.h"
 
 namespace symmflow::kernels {
+
+namespace sum_order_detail {
+// 32-byte vectors (gcc's vector extension, as lane_extreme.h).
+typedef float F8 __attribute__((vector_size(32)));
+typedef double D4 __attribute__((vector_size(32)));
+}  // namespace sum_order_detail
 
 template <typename V>
 class LaneSum {
@@ -69,24 +77,48 @@ class LaneSum {
     return i;
   }
 
-  // The sum of x[0..n) for n <= kBlock, the lanes in registers: the first and the
-  // last partial row are masked, +0 where a lane has no element (a lane starts at
-  // +0 and is never -0, so adding +0 leaves its bits), which keeps the lanes'
-  // indices constant; no zeroed memory to reload.
+  // The sum of x[0..n) for n <= kBlock, the lanes in 32-byte vector registers
+  // (gcc's vector extension: written as arrays, gcc kept them in memory or took
+  // the partial rows element by element). A partial first or last row is padded
+  // with +0 (a lane starts at +0 and is never -0, so adding +0 leaves its bits).
   static V short_sum(const V* x, int64_t n) {
-    // Unrolled, so the lanes are registers after vectorization (else gcc keeps a
-    // loop over 4 vectors in memory).
-    V acc[kLanes];
-#pragma GCC unroll 32
-    for (int j = 0; j < kLanes; ++j) acc[j] = V(0) + (j < n ? x[j] : V(0));
+    constexpr int kW = int(32 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors
+    using Vec = std::conditional_t<std::is_same_v<V, float>, sum_order_detail::F8, sum_order_detail::D4>;
+    // By reference: a 32-byte vector passed by value changes the ABI without AVX (-Wpsabi).
+    auto add = [x](int64_t i, int64_t count, Vec& acc) {  // acc += x[i..i+count), padded with +0
+      Vec v;
+      if (count >= kW) {
+        std::memcpy(&v, x + i, sizeof v);
+      } else {
+        V t[kW] = {};
+        for (int64_t e = 0; e < count; ++e) t[e] = x[i + e];
+        std::memcpy(&v, t, sizeof v);
+      }
+      acc += v;
+    };
+    Vec acc[kN];
+#pragma GCC unroll 8
+    for (int v = 0; v < kN; ++v) {
+      acc[v] = Vec{};
+      add(v * kW, n - v * kW, acc[v]);
+    }
     int64_t i = kLanes;
     for (; i + kLanes <= n; i += kLanes)
-#pragma GCC unroll 32
-      for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
-    const int64_t r = n - i;  // negative when n < kLanes: nothing left
-#pragma GCC unroll 32
-    for (int j = 0; j < kLanes; ++j) acc[j] += j < r ? x[i + j] : V(0);
-    return fold(acc);
+#pragma GCC unroll 8
+      for (int v = 0; v < kN; ++v) add(i + v * kW, kW, acc[v]);
+    if (i < n)
+#pragma GCC unroll 8
+      for (int v = 0; v < kN; ++v) add(i + v * kW, n - i - v * kW, acc[v]);
+    // fold(): halves of whole vectors, then within the first vector.
+#pragma GCC unroll 8
+    for (int w = kN / 2; w >= 1; w /= 2)
+#pragma GCC unroll 8
+      for (int v = 0; v < w; ++v) acc[v] += acc[v + w];
+    V lane[kW];
+    std::memcpy(lane, &acc[0], sizeof lane);
+    for (int w = kW / 2; w >= 4; w /= 2)
+      for (int j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
+    return ((lane[0] + lane[1]) + lane[2]) + lane[3];
   }
 
   V value() const {
