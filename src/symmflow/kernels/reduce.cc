@@ -234,13 +234,15 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   using C = extreme_cmp_t<T>;
   if constexpr (std::is_floating_point_v<T>) {
     if (!kept_inner(p) && is_dense_run(p.red_sizes, p.red_strides)) {
-      for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-        const T* x = in + base;
-        C b = x[0];
-        if (!lane_extreme<kMax>(x, p.red_count, b))
-          for (int64_t i = 1; i < p.red_count; ++i)
-            if (replaces<kMax>(x[i], b)) b = x[i];
-        *o++ = b;
+      simd::run([&] {  // every row in one AVX2 clone (simd.h)
+        for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+          const T* x = in + base;
+          C b = x[0];
+          if (!lane_extreme_here<kMax>(x, p.red_count, b))
+            for (int64_t i = 1; i < p.red_count; ++i)
+              if (replaces<kMax>(x[i], b)) b = x[i];
+          *o++ = b;
+        });
       });
       return;
     }

@@ -40,7 +40,7 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
       else
         for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i * stride]);
       C m = row[0];
-      if (!lane_extreme<true>(row.data(), n, m))
+      if (!lane_extreme_here<true>(row.data(), n, m))
         for (int64_t i = 1; i < n; ++i)  // the ordered max: the first NaN wins
           if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
       for (int64_t i = 0; i < n; ++i) row[i] -= m;
