@@ -27,6 +27,8 @@ namespace lane_extreme_detail {
 // 32-byte vectors (gcc's vector extension; the attribute needs a concrete type).
 typedef float F8 __attribute__((vector_size(32)));
 typedef double D4 __attribute__((vector_size(32)));
+typedef int32_t I8 __attribute__((vector_size(32)));  // their bits
+typedef int64_t L4 __attribute__((vector_size(32)));
 
 template <bool kMax, typename C>
 bool extreme_loop(const C* x, int64_t n, C& out) {
@@ -40,35 +42,37 @@ bool extreme_loop(const C* x, int64_t n, C& out) {
     if constexpr (kMax) m = v > m ? v : m;
     else m = v < m ? v : m;
   };
-  // bad accumulates v - v: 0 for finite v, NaN for NaN and +-inf.
+  // bad ORs the bits of v - v: +0 (no bits) for finite v, NaN for NaN and +-inf.
+  // An OR, not a sum: a 1-cycle chain, where an add's 3 cycles bounded the loop.
+  using I = std::conditional_t<std::is_same_v<C, float>, I8, L4>;
   V m0, m1, v0, v1;
   load(0, m0);
   load(kLanes, m1);
-  V b0 = m0 - m0, b1 = m1 - m1;
+  I b0 = (I)(m0 - m0), b1 = (I)(m1 - m1);
   int64_t i = kStep;
   for (; i + kStep <= n; i += kStep) {
     load(i, v0);
     load(i + kLanes, v1);
-    b0 += v0 - v0;
-    b1 += v1 - v1;
+    b0 |= (I)(v0 - v0);
+    b1 |= (I)(v1 - v1);
     pick(v0, m0);
     pick(v1, m1);
   }
   pick(m1, m0);
-  b0 += b1;
-  C m[kLanes], b[kLanes];
+  b0 |= b1;
+  C m[kLanes];
   std::memcpy(m, &m0, sizeof(V));
-  std::memcpy(b, &b0, sizeof(V));
-  C r = m[0], bad = C(0);
+  bool bad = false;
   for (int64_t j = 0; j < kLanes; ++j) {
-    bad += b[j];
-    r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
+    bad |= b0[j] != 0;
   }
+  C r = m[0];
+  for (int64_t j = 0; j < kLanes; ++j) r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
   for (; i < n; ++i) {
-    bad += x[i] - x[i];
+    bad |= !(x[i] - x[i] == C(0));
     r = (kMax ? x[i] > r : x[i] < r) ? x[i] : r;
   }
-  if (bad != C(0) || r == C(0)) return false;
+  if (bad || r == C(0)) return false;
   out = r;
   return true;
 }
@@ -83,6 +87,13 @@ bool lane_extreme(const C* x, int64_t n, C& out) {
   bool ok = false;
   simd::run([&] { ok = lane_extreme_detail::extreme_loop<kMax>(x, n, out); });
   return ok;
+}
+
+// lane_extreme in the caller's instruction set, for a row loop already inside
+// simd::run (as sum_order.h's ordered_sum_here: no clone entered per row).
+template <bool kMax, typename C>
+bool lane_extreme_here(const C* x, int64_t n, C& out) {
+  return lane_extreme_detail::extreme_loop<kMax>(x, n, out);
 }
 
 }  // namespace symmflow::kernels

@@ -50,11 +50,11 @@ void layer_norm_rows(const T* x, const T* w, const T* b, T* y, T* mean, T* rstd,
     const T* xr = x + r * n;
     T* yr = y + r * n;
     for (int64_t i = 0; i < n; ++i) row[i] = C(xr[i]);
-    const C sum = ordered_sum(row.data(), n);
+    const C sum = ordered_sum_here(row.data(), n);
     // A row holding +-inf: PyTorch's Welford pass gives mean NaN (inf - inf), not inf.
     const C m = n == 0 ? C(0) : std::isinf(sum) ? std::numeric_limits<C>::quiet_NaN() : sum / C(n);
     for (int64_t i = 0; i < n; ++i) dev[i] = (row[i] - m) * (row[i] - m);
-    const C var = n == 0 ? std::numeric_limits<C>::quiet_NaN() : ordered_sum(dev.data(), n) / C(n);
+    const C var = n == 0 ? std::numeric_limits<C>::quiet_NaN() : ordered_sum_here(dev.data(), n) / C(n);
     const C rs = C(1) / std::sqrt(var + C(eps));
     const C scale = rs, shift = -rs * m;
     // (x * scale + shift) * w + b; a missing w is 1 and b is 0, which change no bits.

@@ -26,6 +26,15 @@ Tensor scalar_tensor(const Scalar& s, DType dtype) {
 }
 
 Shape broadcast_operands(std::initializer_list<Operand> ops) {
+  // Tensors of one shape (the common case) need no broadcasting: that shape.
+  const Shape* first = nullptr;
+  bool same = true;
+  for (const Operand& o : ops)
+    if (o.is_tensor()) {
+      if (first == nullptr) first = &o.tensor->sizes();
+      else same = same && o.tensor->sizes() == *first;
+    }
+  if (same) return first ? *first : Shape{};
   Shape shape;
   for (const Operand& o : ops)
     if (o.is_tensor()) shape = broadcast_shapes(shape, o.tensor->sizes());

@@ -88,6 +88,13 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
                       const F& f, std::index_sequence<I...>) {
   constexpr size_t N = sizeof...(In) + 1;
   const Shape& shape = dst.sizes();
+  // Every operand contiguous with dst's shape (the common eager case): one dense
+  // run, without building the strided loop (its stride vectors and coalescing
+  // cost more than a small op's arithmetic). The same loop as the run below.
+  if (dst.is_contiguous() && ((ins[I].is_contiguous() && ins[I].sizes() == shape) && ...)) {
+    return run_dense(static_cast<Out*>(dst.data_ptr()), dst.numel(),
+                     f, DenseIn<In>{static_cast<const In*>(ins[I].data_ptr())}...);
+  }
   std::array<char*, N> base{static_cast<char*>(dst.data_ptr()),
                             static_cast<char*>(ins[I].data_ptr())...};
   std::array<std::vector<int64_t>, N> st{byte_strides(dst), broadcast_byte_strides(ins[I], shape)...};

@@ -127,7 +127,7 @@ void add_row(V* __restrict a, const V* __restrict x, int64_t n) {
 // Floating sums (V = float or double) in sum_order.h's order, one total per
 // output element. Three loops, one order: a dense reduced run is summed in place;
 // with the kept dims inner, element k of every reduction comes from pass k over a
-// row, so the 16 lanes of all outputs are kept lane-major (lane j of output i at
+// row, so the lanes of all outputs are kept lane-major (lane j of output i at
 // [j * outputs + i]) and a pass adds one contiguous row; otherwise each
 // reduction's elements are gathered into blocks.
 template <typename In, typename V>
@@ -136,23 +136,30 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   const In* in = static_cast<const In*>(t.data_ptr());
   if (kept_inner(p)) {
     const int64_t lanes = Sum::kLanes * outputs;
-    std::vector<V> l0(size_t(lanes), V(0)), l1(size_t(lanes), V(0)), l2(size_t(lanes), V(0));
+    // l1 and l2 only when a block can end (a sum of up to one block needs l0 only).
+    const size_t upper = p.red_count >= Sum::kBlock ? size_t(lanes) : 0;
+    std::vector<V> l0(size_t(lanes), V(0)), l1(upper, V(0)), l2(upper, V(0));
     int64_t k = 0;
     // Kept dims that are one dense run (a sum over dim 0 of a matrix): a pass adds
     // a contiguous input row to the lane's row, vectorized (AVX2: simd.h).
     const bool dense_rows = std::is_same_v<In, V> && is_dense_run(p.kept_sizes, p.kept_strides);
-    for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
-      V* a = l0.data() + (k % Sum::kLanes) * outputs;
-      if (dense_rows)
-        simd::run([&] { add_row(a, reinterpret_cast<const V*>(in + rbase), outputs); });
-      else
-        for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
-      if (++k % Sum::kBlock != 0) return;
-      for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
-      if (k % (Sum::kBlock * 128) != 0) return;
-      for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+    // One AVX2 clone for all the passes (simd.h; a clone entered per row cost as
+    // much as a short row's adds).
+    simd::run([&] {
+      for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
+        V* a = l0.data() + (k % Sum::kLanes) * outputs;
+        if (dense_rows)
+          add_row(a, reinterpret_cast<const V*>(in + rbase), outputs);
+        else
+          for_each_offset(p.kept_sizes, p.kept_strides, rbase, [&](int64_t off) { *a++ += to_acc<V>(in[off]); });
+        if (++k % Sum::kBlock != 0) return;
+        for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
+        if (k % (Sum::kBlock * 128) != 0) return;
+        for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+      });
+      Sum::value_rows(l0.data(), l1.data(), l2.data(), outputs, upper > 0);
     });
-    for (int64_t i = 0; i < outputs; ++i) totals[i] = Sum::combine(&l0[i], &l1[i], &l2[i], outputs);
+    std::copy_n(l0.data(), outputs, totals);
     return;
   }
   const bool dense = std::is_same_v<In, V> && is_dense_run(p.red_sizes, p.red_strides);
@@ -160,7 +167,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   if (dense) {  // every row's sum in one AVX2 clone (simd.h): short rows cost little more than their data
     simd::run([&] {
       for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-        totals[o++] = ordered_sum(reinterpret_cast<const V*>(in + base), p.red_count);
+        totals[o++] = ordered_sum_here(reinterpret_cast<const V*>(in + base), p.red_count);
       });
     });
     return;
@@ -227,13 +234,15 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   using C = extreme_cmp_t<T>;
   if constexpr (std::is_floating_point_v<T>) {
     if (!kept_inner(p) && is_dense_run(p.red_sizes, p.red_strides)) {
-      for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-        const T* x = in + base;
-        C b = x[0];
-        if (!lane_extreme<kMax>(x, p.red_count, b))
-          for (int64_t i = 1; i < p.red_count; ++i)
-            if (replaces<kMax>(x[i], b)) b = x[i];
-        *o++ = b;
+      simd::run([&] {  // every row in one AVX2 clone (simd.h)
+        for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+          const T* x = in + base;
+          C b = x[0];
+          if (!lane_extreme_here<kMax>(x, p.red_count, b))
+            for (int64_t i = 1; i < p.red_count; ++i)
+              if (replaces<kMax>(x[i], b)) b = x[i];
+          *o++ = b;
+        });
       });
       return;
     }

@@ -8,8 +8,8 @@
 // bitwise the same result whatever the layout (and in eager and compiled runs, on
 // every rank). Accumulators, by output dtype, as PyTorch: f64 in double; f32, bf16
 // and f16 in float (so an f32 sum overflows to inf where PyTorch's does; bf16/f16
-// round once at the end); floating sums follow sum_order.h (16 lanes, each a
-// cascade of 128-element blocks, the lanes added pairwise: vectorized, with a
+// round once at the end); floating sums follow sum_order.h (32 lanes, each a
+// cascade of 128-element blocks, the lanes folded in halves: vectorized, with a
 // small rounding error); integers and bool in i64 (wrapping). mean is the sum
 // divided by the count in the accumulator's type.
 //

@@ -132,7 +132,7 @@ TEST(Reduce, Deterministic) {
   }
 }
 
-// Past one cascade block of sum_order.h (2048 elements): the three loops (lanes
+// Past one cascade block of sum_order.h (4096 elements): the three loops (lanes
 // of all columns side by side, a strided gather, a dense row) give the order's bits.
 TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
   const int64_t rows = 5000;

@@ -40,18 +40,18 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
       else
         for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i * stride]);
       C m = row[0];
-      if (!lane_extreme<true>(row.data(), n, m))
+      if (!lane_extreme_here<true>(row.data(), n, m))
         for (int64_t i = 1; i < n; ++i)  // the ordered max: the first NaN wins
           if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
       for (int64_t i = 0; i < n; ++i) row[i] -= m;
       if constexpr (kLog) {
         ex.assign(row.begin(), row.end());
         vec::map(vec::Fn::exp, ex.data(), ex.data(), n);
-        const C ls = std::log(ordered_sum(ex.data(), n));
+        const C ls = std::log(ordered_sum_here(ex.data(), n));
         for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] - ls);
       } else {
         vec::map(vec::Fn::exp, row.data(), row.data(), n);
-        const C r = C(1) / ordered_sum(row.data(), n);
+        const C r = C(1) / ordered_sum_here(row.data(), n);
         for (int64_t i = 0; i < n; ++i) o[base + i * stride] = T(row[i] * r);
       }
     });

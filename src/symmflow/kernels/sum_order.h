@@ -1,16 +1,27 @@
-// The one summation order of floating sums (sum, mean, softmax's row sum): fixed,
-// so a sum is bitwise the same in eager and compiled runs, on every rank, and for
-// every layout of the same values; and wide, so the compiler vectorizes it.
+// The one summation order of floating sums (sum, mean, softmax's row sum,
+// layer_norm's mean and variance, and the fused kernels that call them): fixed, so
+// a sum is bitwise the same in eager and compiled runs, on every rank, and for
+// every layout of the same values; and wide, so that it runs at the speed of
+// memory: 32 lanes are four independent AVX2 accumulators (an add has 3 cycles of
+// latency; two 8-float chains, the order before, ran at a third of the loads'
+// rate), as PyTorch's cascade sum keeps 4 vectors in flight.
 //
 // Element k of a reduction (k from 0, in row-major order of the reduced dims) is
-// added to lane k % 16. Each lane is a cascade: its running sum l0 moves into l1
-// after every 128 of the lane's elements (one block = 16 * 128 consecutive
+// added to lane k % 32. Each lane is a cascade: its running sum l0 moves into l1
+// after every 128 of the lane's elements (one block = 32 * 128 consecutive
 // elements), l1 into l2 after every 128 blocks. A lane's value is (l2 + l1) + l0,
-// and the 16 lanes are added as a tree of neighbours: lane[j] = lane[2j] +
-// lane[2j + 1] for j < 8, then < 4, < 2, < 1 (so up to 3 elements are summed left
-// to right, as PyTorch's scalar loop does). Every step is an addition in V (float for f32/bf16/f16, as
-// PyTorch's accumulator, so a float sum overflows to inf where PyTorch's does;
-// double for f64). The error grows with about n / 2048 + 256 roundings, not n.
+// and the 32 lanes are folded in halves: lane[j] = lane[j] + lane[j + w] for
+// j < w, w = 16, 8, 4 (vector adds), and the last four are added left to right,
+// ((lane[0] + lane[1]) + lane[2]) + lane[3], so a sum of up to 4 elements is
+// PyTorch's left-to-right one (3e38 + 3e38 - 3e38 overflows to inf there too). Every step is an addition in V (float for
+// f32/bf16/f16, as PyTorch's accumulator, so a float sum overflows to inf where
+// PyTorch's does; double for f64). The error grows with about n / 4096 + 256
+// roundings, not n.
+//
+// A sum of at most one block skips the cascade: its l1 and l2 are zero, and
+// (0 + 0) + l0 is l0 bit for bit (a lane starts at +0 and an IEEE sum is -0 only
+// when both terms are, so l0 is never -0), so short rows (softmax, layer_norm,
+// sum over dim=-1 of 256 columns) pay the lanes and the fold only.
 //
 //   LaneSum<float> s;
 //   s.add(x, n);                 // any number of calls, in sequence order
@@ -19,15 +30,23 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "symmflow/kernels/simd.h"
 
 namespace symmflow::kernels {
 
+namespace sum_order_detail {
+// 32-byte vectors (gcc's vector extension, as lane_extreme.h).
+typedef float F8 __attribute__((vector_size(32)));
+typedef double D4 __attribute__((vector_size(32)));
+}  // namespace sum_order_detail
+
 template <typename V>
 class LaneSum {
  public:
-  static constexpr int kLanes = 16;
+  static constexpr int kLanes = 32;
   static constexpr int64_t kBlock = 128 * kLanes;  // elements per cascade block
 
   // Adds x[0..n) as the next n elements of the sequence.
@@ -35,7 +54,7 @@ class LaneSum {
     while (n > 0) {
       const int64_t m = std::min(n, kBlock - fill_);
       int64_t i = 0;
-      if (fill_ % kLanes == 0)  // whole rows of 16 lanes: the vectorized loop (AVX2: simd.h)
+      if (fill_ % kLanes == 0)  // whole rows of the lanes: the vectorized loop (AVX2: simd.h)
         simd::run([&] { i = add_rows(l0_, x, m); });
       for (; i < m; ++i) l0_[(fill_ + i) % kLanes] += x[i];
       fill_ += m;
@@ -45,28 +64,94 @@ class LaneSum {
     }
   }
 
-  // Adds the whole rows of 16 lanes of x[0..m) to l0; returns the elements taken.
+  // Adds the whole rows of kLanes lanes of x[0..m) to l0; returns the elements taken.
   // Locals only (no references into the caller), so gcc vectorizes it.
   static int64_t add_rows(V* l0, const V* x, int64_t m) {
     V acc[kLanes];  // local, so it stays in registers (x may alias l0)
     for (int j = 0; j < kLanes; ++j) acc[j] = l0[j];
     int64_t i = 0;
     for (; i + kLanes <= m; i += kLanes)
+#pragma GCC unroll 32  // as in short_sum
       for (int j = 0; j < kLanes; ++j) acc[j] += x[i + j];
     for (int j = 0; j < kLanes; ++j) l0[j] = acc[j];
     return i;
   }
 
-  V value() const { return combine(l0_, l1_, l2_, 1); }
+  // The sum of x[0..n) for n <= kBlock, the lanes in 32-byte vector registers
+  // (gcc's vector extension: written as arrays, gcc kept them in memory or took
+  // the partial rows element by element). A partial first or last row is padded
+  // with +0 (a lane starts at +0 and is never -0, so adding +0 leaves its bits).
+  static V short_sum(const V* x, int64_t n) {
+    constexpr int kW = int(32 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors
+    using Vec = std::conditional_t<std::is_same_v<V, float>, sum_order_detail::F8, sum_order_detail::D4>;
+    // By reference: a 32-byte vector passed by value changes the ABI without AVX (-Wpsabi).
+    auto add = [x](int64_t i, int64_t count, Vec& acc) {  // acc += x[i..i+count), padded with +0
+      Vec v;
+      if (count >= kW) {
+        std::memcpy(&v, x + i, sizeof v);
+      } else {
+        V t[kW] = {};
+        for (int64_t e = 0; e < count; ++e) t[e] = x[i + e];
+        std::memcpy(&v, t, sizeof v);
+      }
+      acc += v;
+    };
+    Vec acc[kN];
+#pragma GCC unroll 8
+    for (int v = 0; v < kN; ++v) {
+      acc[v] = Vec{};
+      add(v * kW, n - v * kW, acc[v]);
+    }
+    int64_t i = kLanes;
+    for (; i + kLanes <= n; i += kLanes)
+#pragma GCC unroll 8
+      for (int v = 0; v < kN; ++v) add(i + v * kW, kW, acc[v]);
+    if (i < n)
+#pragma GCC unroll 8
+      for (int v = 0; v < kN; ++v) add(i + v * kW, n - i - v * kW, acc[v]);
+    // fold(): halves of whole vectors, then within the first vector.
+#pragma GCC unroll 8
+    for (int w = kN / 2; w >= 1; w /= 2)
+#pragma GCC unroll 8
+      for (int v = 0; v < w; ++v) acc[v] += acc[v + w];
+    V lane[kW];
+    std::memcpy(lane, &acc[0], sizeof lane);
+    for (int w = kW / 2; w >= 4; w /= 2)
+      for (int j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
+    return ((lane[0] + lane[1]) + lane[2]) + lane[3];
+  }
 
-  // The total from the three cascade levels of the 16 lanes; lane j of a level at
-  // level[j * stride] (reduce.cc keeps many sums' lanes side by side).
-  static V combine(const V* l0, const V* l1, const V* l2, int64_t stride) {
+  V value() const {
     V lane[kLanes];
-    for (int j = 0; j < kLanes; ++j) lane[j] = (l2[j * stride] + l1[j * stride]) + l0[j * stride];
-    for (int w = kLanes / 2; w >= 1; w /= 2)
-      for (int j = 0; j < w; ++j) lane[j] = lane[2 * j] + lane[2 * j + 1];
-    return lane[0];
+    if (blocks_ == 0)  // l1 and l2 are zero: see the header
+      for (int j = 0; j < kLanes; ++j) lane[j] = l0_[j];
+    else
+      for (int j = 0; j < kLanes; ++j) lane[j] = (l2_[j] + l1_[j]) + l0_[j];
+    return fold(lane);
+  }
+
+  // The lanes folded in halves down to four, then added left to right, into one
+  // total (lane is overwritten).
+  static V fold(V* lane) {
+#pragma GCC unroll 8  // constant indices: the lanes stay in vector registers
+    for (int w = kLanes / 2; w >= 4; w /= 2)
+#pragma GCC unroll 16
+      for (int j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
+    return ((lane[0] + lane[1]) + lane[2]) + lane[3];
+  }
+
+  // value() for many sums at once, in place: l0, l1, l2 hold the lanes of `count`
+  // sums lane-major (lane j of sum i at [j * count + i], reduce.cc's sums over
+  // outer dims), and `cascaded` says whether any block ended (else l1 and l2 are
+  // zero and unread). Row operations, so they vectorize across the sums; the
+  // totals end in l0[0..count).
+  static void value_rows(V* l0, const V* l1, const V* l2, int64_t count, bool cascaded) {
+    if (cascaded)
+      for (int64_t i = 0; i < kLanes * count; ++i) l0[i] = (l2[i] + l1[i]) + l0[i];
+    for (int64_t w = kLanes / 2; w >= 4; w /= 2)
+      for (int64_t i = 0; i < w * count; ++i) l0[i] = l0[i] + l0[i + w * count];
+    for (int64_t j = 1; j < 4; ++j)
+      for (int64_t i = 0; i < count; ++i) l0[i] = l0[i] + l0[i + j * count];
   }
 
  private:
@@ -88,12 +173,25 @@ class LaneSum {
   int64_t blocks_ = 0;  // whole blocks so far
 };
 
-// The sum of x[0..n) in LaneSum's order.
+// The sum of x[0..n) in LaneSum's order, in the caller's instruction set: for
+// code already inside simd::run (a row loop), where a nested simd::run per row
+// would cost a call and an AVX state change per row (~25 ns against ~30 for a
+// row of 256).
 template <typename V>
-V ordered_sum(const V* x, int64_t n) {
-  LaneSum<V> s;
+V ordered_sum_here(const V* x, int64_t n) {
+  using S = LaneSum<V>;
+  if (n <= S::kBlock) return S::short_sum(x, n);
+  S s;
   s.add(x, n);
   return s.value();
+}
+
+// The sum of x[0..n) in LaneSum's order, AVX2 where the CPU has it (simd.h).
+template <typename V>
+V ordered_sum(const V* x, int64_t n) {
+  V total;
+  simd::run([&] { total = ordered_sum_here(x, n); });
+  return total;
 }
 
 }  // namespace symmflow::kernels

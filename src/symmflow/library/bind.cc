@@ -95,11 +95,11 @@ std::string describe_call(std::span<const IValue> positional, const Kwargs& kwar
 }
 
 BindAttempt try_bind(const FunctionSchema& s, std::span<const IValue> positional,
-                     const Kwargs& kwargs) {
+                     const Kwargs& kwargs, bool describe) {
   BindAttempt r;
-  const std::string op = s.full_name();
-  auto reject = [&](std::string msg) {
-    r.error = fmt::format("{}: {}", op, msg);
+  // The message is built only when asked for: `msg` is called then.
+  auto reject = [&](auto msg) {
+    if (describe) r.error = fmt::format("{}: {}", s.full_name(), msg());
     return r;
   };
   size_t n_positional = 0;
@@ -107,45 +107,54 @@ BindAttempt try_bind(const FunctionSchema& s, std::span<const IValue> positional
     ++n_positional;
   if (positional.size() > n_positional && !s.is_vararg) {
     if (n_positional < s.arguments.size())
-      return reject(fmt::format(
+      return reject([&] { return fmt::format(
           "argument '{}' is keyword-only and cannot be passed positionally (got {} positional "
           "arguments, the schema takes {})",
-          s.arguments[n_positional].name, positional.size(), n_positional));
-    return reject(fmt::format("too many positional arguments: expected at most {} ({}), got {}",
-                              n_positional, s.argument_names(), positional.size()));
+          s.arguments[n_positional].name, positional.size(), n_positional); });
+    return reject([&] { return fmt::format("too many positional arguments: expected at most {} ({}), got {}",
+                              n_positional, s.argument_names(), positional.size()); });
   }
   for (const auto& [name, v] : kwargs) {
     auto i = s.argument_index(name);
     if (!i)
-      return reject(fmt::format("unknown keyword argument '{}'; arguments are: {}", name,
-                                s.argument_names()));
+      return reject([&] { return fmt::format("unknown keyword argument '{}'; arguments are: {}", name,
+                                s.argument_names()); });
     if (*i < positional.size())
-      return reject(fmt::format("argument '{}' given both positionally and as a keyword", name));
+      return reject([&] { return fmt::format("argument '{}' given both positionally and as a keyword", name); });
+  }
+  // Two passes: the first only checks (a rejected overload copies nothing; resolve
+  // tries every overload of a name on each call), the second converts and binds.
+  auto given_at = [&](size_t i) -> const IValue* {
+    if (i < positional.size()) return &positional[i];
+    auto it = kwargs.find(s.arguments[i].name);
+    return it != kwargs.end() ? &it->second : nullptr;
+  };
+  for (size_t i = 0; i < s.arguments.size(); ++i) {
+    const Argument& a = s.arguments[i];
+    const IValue* given = given_at(i);
+    bool exact = false;
+    if (given != nullptr) {
+      if (!value_matches(a.type, *given, &exact))
+        return reject([&] { return fmt::format("argument '{}' expected {} but found {}", a.name,
+                                  a.type.to_string(), describe_value(*given)); });
+      r.exact += exact ? 1 : 0;
+    } else if (!a.default_value) {
+      return reject([&] { return fmt::format("missing required argument '{}' ({} {}); schema: {}", a.name,
+                                a.type.to_string(), a.name, s.to_string()); });
+    }
   }
   std::vector<IValue> bound;
   bound.reserve(std::max(positional.size(), s.arguments.size()));
   for (size_t i = 0; i < s.arguments.size(); ++i) {
     const Argument& a = s.arguments[i];
-    const IValue* given = nullptr;
-    if (i < positional.size()) {
-      given = &positional[i];
-    } else if (auto it = kwargs.find(a.name); it != kwargs.end()) {
-      given = &it->second;
-    }
+    const IValue* given = given_at(i);
     bool exact = false;
     IValue value;
     if (given != nullptr) {
-      if (!value_matches(a.type, *given, &exact, &value))
-        return reject(fmt::format("argument '{}' expected {} but found {}", a.name,
-                                  a.type.to_string(), describe_value(*given)));
-      r.exact += exact ? 1 : 0;
-    } else if (a.default_value) {
+      value_matches(a.type, *given, &exact, &value);
+    } else if (!value_matches(a.type, a.default_value->value, &exact, &value)) {
       // Defaults go through the same conversion (`SymInt[2] stride=1` -> [1, 1]).
-      if (!value_matches(a.type, a.default_value->value, &exact, &value))
-        value = a.default_value->value;  // enum-like text defaults stay as written
-    } else {
-      return reject(fmt::format("missing required argument '{}' ({} {}); schema: {}", a.name,
-                                a.type.to_string(), a.name, s.to_string()));
+      value = a.default_value->value;  // enum-like text defaults stay as written
     }
     bound.push_back(std::move(value));
   }

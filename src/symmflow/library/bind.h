@@ -29,11 +29,14 @@ std::vector<IValue> bind_arguments(const FunctionSchema& schema, std::span<const
 // given values whose kind matched their type without a conversion.
 struct BindAttempt {
   std::optional<std::vector<IValue>> args;  // nullopt when it did not bind
-  std::string error;                        // why not
+  std::string error;                        // why not (empty unless `describe`)
   int exact = 0;
 };
+// describe = false leaves `error` empty: overload resolution tries every overload
+// on each eager call and needs the reasons only when none binds (formatting them
+// cost more than the binding itself).
 BindAttempt try_bind(const FunctionSchema& schema, std::span<const IValue> positional,
-                     const Kwargs& kwargs);
+                     const Kwargs& kwargs, bool describe = true);
 
 // Whether `v` can be passed as `type`; on success sets *exact (no conversion
 // needed) and, if given, *converted to the value to bind (e.g. `2` for `int[2]`

@@ -144,5 +144,22 @@ TEST(Resolve, PrefersExactKindsAndReportsAmbiguity) {
                "sftest_amb::h: missing required argument 'n'");
 }
 
+// resolve remembers a name's overloads; a def or an undef of one of them is seen
+// by the next call.
+TEST(Resolve, SeesOverloadsDefinedOrRemovedAfterAnEarlierCall) {
+  Library lib(Library::Kind::DEF, "sftest_cache");
+  lib.def("f.int(int x) -> ()");
+  auto& d = Dispatcher::instance();
+  EXPECT_EQ(d.resolve("sftest_cache::f", {1}).first->full_name(), "sftest_cache::f.int");
+  expect_error([&] { d.resolve("sftest_cache::f", {"x"}); }, "argument 'x' expected int but found str");
+  {
+    Library more(Library::Kind::FRAGMENT, "sftest_cache");
+    more.def("f.str(str x) -> ()");
+    EXPECT_EQ(d.resolve("sftest_cache::f", {"x"}).first->full_name(), "sftest_cache::f.str");
+  }
+  expect_error([&] { d.resolve("sftest_cache::f", {"x"}); }, "argument 'x' expected int but found str");
+  EXPECT_EQ(d.resolve("sftest_cache::f", {1}).first->full_name(), "sftest_cache::f.int");
+}
+
 }  // namespace
 }  // namespace symmflow

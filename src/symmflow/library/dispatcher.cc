@@ -66,6 +66,10 @@ Operator& Dispatcher::get(std::string_view full_name) const {
 
 std::vector<Operator*> Dispatcher::overloads(std::string_view qualified_name) const {
   std::lock_guard lock(mu_);
+  return overloads_locked(qualified_name);
+}
+
+std::vector<Operator*> Dispatcher::overloads_locked(std::string_view qualified_name) const {
   std::vector<Operator*> out;
   for (auto it = ops_.lower_bound(qualified_name); it != ops_.end(); ++it) {
     std::string_view name = it->first;
@@ -74,6 +78,14 @@ std::vector<Operator*> Dispatcher::overloads(std::string_view qualified_name) co
     if (same && it->second->is_defined()) out.push_back(it->second.get());
   }
   return out;
+}
+
+std::shared_ptr<const std::vector<Operator*>> Dispatcher::cached_overloads(std::string_view qualified_name) const {
+  std::lock_guard lock(mu_);
+  if (auto it = overload_cache_.find(qualified_name); it != overload_cache_.end()) return it->second;
+  auto found = std::make_shared<const std::vector<Operator*>>(overloads_locked(qualified_name));
+  if (found->empty()) return found;  // unknown names are not remembered (no growth from typos)
+  return overload_cache_.emplace(std::string(qualified_name), std::move(found)).first->second;
 }
 
 std::vector<Operator*> Dispatcher::all_operators() const {
@@ -91,21 +103,19 @@ std::pair<Operator*, std::vector<IValue>> Dispatcher::resolve(std::string_view n
     Operator& op = get(name);
     return {&op, bind_arguments(op.schema(), positional, kwargs)};
   }
-  std::vector<Operator*> candidates = overloads(name);
+  const auto cached = cached_overloads(name);
+  const std::vector<Operator*>& candidates = *cached;
   if (candidates.empty()) fail("unknown operator '{}'", name);
   std::vector<std::pair<Operator*, BindAttempt>> bound;
-  std::vector<std::pair<Operator*, std::string>> rejected;  // printed only when nothing binds
   for (Operator* op : candidates) {
-    BindAttempt a = try_bind(op->schema(), positional, kwargs);
-    if (a.args)
-      bound.emplace_back(op, std::move(a));
-    else
-      rejected.emplace_back(op, std::move(a.error));
+    BindAttempt a = try_bind(op->schema(), positional, kwargs, /*describe=*/false);
+    if (a.args) bound.emplace_back(op, std::move(a));
   }
-  if (candidates.size() == 1 && bound.empty()) throw Error(rejected[0].second);  // its own error says it best
-  if (bound.empty()) {
+  if (bound.empty()) {  // every overload refused: now say why, each in its own words
+    auto why = [&](Operator* op) { return try_bind(op->schema(), positional, kwargs).error; };
+    if (candidates.size() == 1) throw Error(why(candidates[0]));  // its own error says it best
     std::string errors;
-    for (const auto& [op, error] : rejected) errors += fmt::format("\n  {}\n    -> {}", op->schema().to_string(), error);
+    for (Operator* op : candidates) errors += fmt::format("\n  {}\n    -> {}", op->schema().to_string(), why(op));
     fail("no overload of {} accepts the arguments {}; candidates:{}", name, describe_call(positional, kwargs), errors);
   }
   int best = 0;
@@ -146,10 +156,12 @@ RegistrationHandle Dispatcher::def(FunctionSchema schema, std::string_view where
   op.defined_.store(true, std::memory_order_release);
   op.schema_id_ = id;
   op.schema_where_ = std::string(where);
+  overload_cache_.clear();
   return RegistrationHandle([this, &op, id] {
     std::lock_guard lock(mu_);
     std::lock_guard op_lock(op.mu_);
     if (op.schema_id_ != id) return;
+    overload_cache_.clear();
     op.defined_.store(false, std::memory_order_release);
     op.schema_.reset();
     op.schema_id_ = 0;

@@ -95,12 +95,17 @@ class Dispatcher {
   Operator& defined_locked(std::string_view full_name) const;  // Error when unknown
   // The ops `op` names for register_symm_mem_args (exact name, else all overloads).
   std::vector<Operator*> symm_targets_locked(std::string_view op) const;
+  // overloads(), remembered per name until the next def or undef: resolve runs on
+  // every eager call, and walking ops_ for the overloads cost more than binding.
+  std::shared_ptr<const std::vector<Operator*>> cached_overloads(std::string_view qualified_name) const;
+  std::vector<Operator*> overloads_locked(std::string_view qualified_name) const;  // caller holds mu_
 
   mutable std::mutex mu_;
   // Operators are never erased: pointers to them stay valid for the process.
   std::map<std::string, std::unique_ptr<Operator>, std::less<>> ops_;
   std::map<std::string, std::string, std::less<>> namespace_owner_;  // ns -> where
   uint64_t next_id_ = 1;
+  mutable std::map<std::string, std::shared_ptr<const std::vector<Operator*>>, std::less<>> overload_cache_;
 };
 
 }  // namespace symmflow
