@@ -86,6 +86,12 @@ struct Group {
 }  // namespace
 
 bool FuseRows::run(ir::Graph& g) {
+  // Only a group with a reduction is fused: without one in the graph there is
+  // nothing to do, and no group need be built (every elementwise node of a
+  // large graph would otherwise make one).
+  if (std::none_of(g.nodes().begin(), g.nodes().end(),
+                   [](const ir::Node* n) { return ops::is_row_reduction(n->op_name()) && reduces_last_dim(*n); }))
+    return false;
   std::vector<Group> groups;
   // By position in program order, the group a node joined (kNone: none): a
   // vector, not a hash map, since every elementwise node of a 100k-node graph
