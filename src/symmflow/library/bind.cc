@@ -114,7 +114,8 @@ BindAttempt try_bind(const FunctionSchema& s, std::span<const IValue> positional
     return reject([&] { return fmt::format("too many positional arguments: expected at most {} ({}), got {}",
                               n_positional, s.argument_names(), positional.size()); });
   }
-  for (const auto& [name, v] : kwargs) {
+  for (const auto& kw : kwargs) {
+    const std::string& name = kw.first;  // not a structured binding: clang cannot capture one in a lambda
     auto i = s.argument_index(name);
     if (!i)
       return reject([&] { return fmt::format("unknown keyword argument '{}'; arguments are: {}", name,
