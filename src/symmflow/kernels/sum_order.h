@@ -82,7 +82,7 @@ class LaneSum {
   // the partial rows element by element). A partial first or last row is padded
   // with +0 (a lane starts at +0 and is never -0, so adding +0 leaves its bits).
   static V short_sum(const V* x, int64_t n) {
-    constexpr int kW = int(32 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors
+    static constexpr int kW = int(32 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors (static: clang lets the lambda use it uncaptured)
     using Vec = std::conditional_t<std::is_same_v<V, float>, sum_order_detail::F8, sum_order_detail::D4>;
     // By reference: a 32-byte vector passed by value changes the ABI without AVX (-Wpsabi).
     auto add = [x](int64_t i, int64_t count, Vec& acc) {  // acc += x[i..i+count), padded with +0

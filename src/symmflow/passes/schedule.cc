@@ -224,13 +224,15 @@ Dependencies dependencies(const ScheduleInput& in, const std::vector<int>& eager
       for (const Access& b : prior)
         if ((a.write || b.write) && a.lo < b.hi && b.lo < a.hi) edge(b.node, i);
     }
-    for (const auto& [root, a] : acc) {
+    for (const auto& ra : acc) {
+      const auto& [root, a] = ra;
+      const auto& w = a;  // named for the lambda below (clang cannot capture a structured binding)
       auto& prior = seen[size_t(root->id())];
       // A write orders everything before it on the bytes it covers: those
       // accesses need no edge of their own from later nodes (keeps chains of
       // in-place ops on one buffer linear).
       if (a.write)
-        std::erase_if(prior, [&](const Access& b) { return b.node != i && a.lo <= b.lo && b.hi <= a.hi; });
+        std::erase_if(prior, [&](const Access& b) { return b.node != i && w.lo <= b.lo && b.hi <= w.hi; });
       prior.push_back(Access{i, a.lo, a.hi, a.write});
     }
     if (in.is_start(i)) {
