@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "symmflow/core/hash.h"
 #include "symmflow/exec/rank_strings.h"
 #include "symmflow/ir/comm_ops.h"
 #include "symmflow/runtime/collectives/collectives.h"
@@ -59,27 +60,40 @@ std::vector<RegionEntry> collective_region(const ir::Graph& g) {
   return out;
 }
 
-int64_t check_plan_across_ranks(const ir::Graph& g) {
+uint64_t input_buffers_hash(const ir::Graph& g) {
+  uint64_t h = kFnv1aBasis;
+  const auto& buffers = g.plan().collective_buffers;
+  for (size_t e = 0; e < buffers.size(); ++e)
+    for (const ir::Value* in : g.inputs())
+      if (in->id() == buffers[e].value_id) h = fnv1a_int(h, int64_t(e));
+  return h;
+}
+
+PlanAgreement check_plan_across_ranks(const ir::Graph& g) {
   const auto& plan = g.plan();
-  if (!dist::is_initialized() || dist::world().size() == 1) return plan.arena_bytes[1];
+  if (!dist::is_initialized() || dist::world().size() == 1) return {plan.arena_bytes[1], true};
   auto& world = dist::world();
   const int w = world.size();
-  // Round 1: (hash, collective region bytes, its buffer count, symmetric arena bytes) from every rank.
-  Tensor mine = Tensor::empty({4}, DType::i64);
+  // Round 1: (hash, collective region bytes, its buffer count, symmetric arena
+  // bytes, which of its buffers are graph inputs) from every rank.
+  constexpr int kN = 5;
+  Tensor mine = Tensor::empty({kN}, DType::i64);
   int64_t* m = mine.data<int64_t>();
   m[0] = int64_t(plan.symmetric_hash), m[1] = plan.collective_bytes;
   m[2] = int64_t(plan.collective_buffers.size()), m[3] = plan.arena_bytes[1];
-  Tensor all = Tensor::empty({4 * w}, DType::i64);
+  m[4] = int64_t(input_buffers_hash(g));
+  Tensor all = Tensor::empty({kN * w}, DType::i64);
   dist::all_gather(world, all, mine);
   const int64_t* a = all.data<int64_t>();
-  bool same = true;
+  bool same = true, same_inputs = true;
   int64_t largest = 0, most = 0;
   for (int r = 0; r < w; ++r) {
-    same &= std::memcmp(a, a + 4 * r, 3 * sizeof(int64_t)) == 0;
-    largest = std::max(largest, a[4 * r + 3]);
-    most = std::max(most, a[4 * r + 2]);
+    same &= std::memcmp(a, a + kN * r, 3 * sizeof(int64_t)) == 0;
+    same_inputs &= a[kN * r + 4] == a[4];
+    largest = std::max(largest, a[kN * r + 3]);
+    most = std::max(most, a[kN * r + 2]);
   }
-  if (same) return largest;  // each rank's P2P-only region may differ: every rank allocates the largest arena
+  if (same) return {largest, same_inputs};  // each rank's P2P-only region may differ: every rank allocates the largest arena
   // Round 2: every rank's collective region, to name the first difference.
   std::vector<std::string> keys, whats;
   for (const auto& e : collective_region(g)) keys.push_back(e.key), whats.push_back(e.what);
@@ -105,7 +119,9 @@ int64_t check_plan_across_ranks(const ir::Graph& g) {
 
 ProgramArenas::ProgramArenas(const ir::Graph& g) : plan_(g.plan().slots) {
   const auto& plan = g.plan();
-  const int64_t symmetric_bytes = check_plan_across_ranks(g);
+  const PlanAgreement agreed = check_plan_across_ranks(g);
+  const int64_t symmetric_bytes = agreed.symmetric_bytes;
+  same_input_buffers_ = agreed.same_input_buffers;
   if (plan.arena_bytes[0] > 0) regular_ = regular_allocator().allocate(size_t(plan.arena_bytes[0]));
   if (symmetric_bytes > 0) {
     SF_CHECK(dist::is_initialized(), "compiled program @{} needs {} bytes of symmetric memory: call dist::init() first",

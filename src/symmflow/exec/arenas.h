@@ -26,6 +26,8 @@ class ProgramArenas {
   // The Storage of a planned value (by id), or nullptr when it is not planned.
   std::shared_ptr<Storage> storage(int value_id) const;
   int64_t bytes(ir::Arena a) const;
+  // Whether every rank's collective buffers are graph inputs in the same places.
+  bool same_input_buffers() const { return same_input_buffers_; }
   const void* base(ir::Arena a) const;
   // Sentinels: fill the guard bytes behind these values' buffers / check them.
   void arm_sentinels(const std::vector<int>& value_ids);
@@ -33,6 +35,7 @@ class ProgramArenas {
 
  private:
   std::shared_ptr<Storage> regular_, symmetric_;
+  bool same_input_buffers_ = true;
   std::unordered_map<int, std::shared_ptr<Storage>> slots_;
   std::unordered_map<int, ir::BufferSlot> plan_;
 };
@@ -74,6 +77,13 @@ std::vector<RegionEntry> collective_region(const ir::Graph& g);
 // ranks. The P2P-only region after it may differ. Returns the symmetric arena's
 // size every rank allocates: the largest any rank planned (the heap is collective).
 // Needs dist::init() for more than one rank.
-int64_t check_plan_across_ranks(const ir::Graph& g);
+// Also says whether every rank's collective region has graph inputs in the same
+// places (ranks that run different code may not: then a caller's symmetric
+// input is not compared across ranks, exec/symmetric_inputs.h).
+struct PlanAgreement {
+  int64_t symmetric_bytes = 0;
+  bool same_input_buffers = true;
+};
+PlanAgreement check_plan_across_ranks(const ir::Graph& g);
 
 }  // namespace symmflow::exec

@@ -14,6 +14,7 @@
 #include "symmflow/ir/parser.h"
 #include "symmflow/passes/pipeline.h"
 #include "symmflow/runtime/launcher.h"
+#include "symmflow/runtime/symm.h"
 #include "symmflow/runtime/world.h"
 
 namespace symmflow::exec {
@@ -117,6 +118,51 @@ TEST(RankPrograms, ACollectiveThatDiffersFailsOnEveryRankNamingBothRanks) {
     return 0;
   });
   EXPECT_EQ(rc, 42);
+}
+
+}  // namespace
+}  // namespace symmflow::exec
+
+namespace symmflow::exec {
+namespace {
+
+// Rank 0 all_reduces its input in place, the others an intermediate: the same
+// collective region, but a graph input on rank 0 only. Rank 0's caller passes a
+// symmetric tensor, which would make rank 0 alone compare input offsets; told
+// at load that the ranks' inputs differ, no rank compares, and every run works.
+constexpr const char* kInputOnRankZero = R"(graph @f ranks 0 (%x: f32[64]) -> (f32[64]) {
+  c10d::all_reduce_(%x, "sum", "world")
+  %y = aten::mul(%x, 2.0)
+  return %y
+}
+graph @f ranks 1..world-1 (%x: f32[64]) -> (f32[64]) {
+  %g = aten::mul(%x, 1.0)
+  %r = c10d::all_reduce(%g, "sum", "world")
+  %o = c10d::wait_tensor(%r)
+  %y = aten::mul(%o, 2.0)
+  return %y
+}
+)";
+
+TEST(RankPrograms, AnInputOnOneRankOnlyIsNotComparedAcrossRanksAndRuns) {
+  runtime::LaunchOptions o;
+  o.nproc = 2;
+  o.grace_s = 1;
+  int rc = runtime::launch_fn(o, [] {
+    dist::init();
+    const int rank = dist::world().rank();
+    CompiledProgram prog(compiled_graph(kInputOnRankZero, rank, 2));
+    for (int run = 0; run < 2; ++run) {
+      Tensor x = rank == 0 ? symm::empty({64}, DType::f32) : Tensor::empty({64}, DType::f32);
+      for (int i = 0; i < 64; ++i) x.data<float>()[i] = float(rank + 1);
+      std::vector<IValue> in{IValue(x)};
+      Tensor y = prog.run(in).at(0);
+      for (int i = 0; i < 64; ++i) SF_CHECK(y.data<float>()[i] == 6.0f, "y[{}] = {} on rank {}", i, y.data<float>()[i], rank);
+    }
+    SF_CHECK(prog.stats().input_offset_checks == 0, "{} checks", prog.stats().input_offset_checks);
+    return 0;
+  });
+  EXPECT_EQ(rc, 0);
 }
 
 }  // namespace

@@ -20,10 +20,14 @@
 // buffer's offset (runtime/p2p), so they may differ between ranks, as they do
 // between ranks that run different code.
 //
-// When only some ranks' signatures change, their offsets now differ from the
-// others' (which kept the agreed ones): those ranks enter the exchange alone
-// and the runtime reports the unmatched collective (or the deadlock detector
-// the stalled wait) within a second, on every rank.
+// Ranks whose collective buffers are graph inputs in different places (ranks
+// that run different code: an input on one rank, an intermediate on another)
+// are told so at load (check_plan_across_ranks) and skip the check: they could
+// not decide alike when to compare. When only some ranks' signatures change,
+// their offsets now differ from the others' (which kept the agreed ones):
+// those ranks enter the exchange alone and the runtime reports the unmatched
+// collective (or the deadlock detector the stalled wait) within a second, on
+// every rank.
 #pragma once
 #include <cstdint>
 #include <string>
