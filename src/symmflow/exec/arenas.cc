@@ -60,13 +60,14 @@ std::vector<RegionEntry> collective_region(const ir::Graph& g) {
   return out;
 }
 
-uint64_t input_buffers_hash(const ir::Graph& g) {
-  uint64_t h = kFnv1aBasis;
+std::vector<InputBuffer> input_collective_buffers(const ir::Graph& g) {
+  std::vector<const ir::Value*> input_of(g.num_values(), nullptr);  // by value id
+  for (const ir::Value* in : g.inputs()) input_of[size_t(in->id())] = in;
+  std::vector<InputBuffer> out;
   const auto& buffers = g.plan().collective_buffers;
   for (size_t e = 0; e < buffers.size(); ++e)
-    for (const ir::Value* in : g.inputs())
-      if (in->id() == buffers[e].value_id) h = fnv1a_int(h, int64_t(e));
-  return h;
+    if (const ir::Value* in = input_of[size_t(buffers[e].value_id)]) out.push_back({e, in});
+  return out;
 }
 
 PlanAgreement check_plan_across_ranks(const ir::Graph& g) {
@@ -81,7 +82,9 @@ PlanAgreement check_plan_across_ranks(const ir::Graph& g) {
   int64_t* m = mine.data<int64_t>();
   m[0] = int64_t(plan.symmetric_hash), m[1] = plan.collective_bytes;
   m[2] = int64_t(plan.collective_buffers.size()), m[3] = plan.arena_bytes[1];
-  m[4] = int64_t(input_buffers_hash(g));
+  uint64_t inputs_hash = kFnv1aBasis;
+  for (const InputBuffer& b : input_collective_buffers(g)) inputs_hash = fnv1a_int(inputs_hash, int64_t(b.entry));
+  m[4] = int64_t(inputs_hash);
   Tensor all = Tensor::empty({kN * w}, DType::i64);
   dist::all_gather(world, all, mine);
   const int64_t* a = all.data<int64_t>();

@@ -77,6 +77,14 @@ std::vector<RegionEntry> collective_region(const ir::Graph& g);
 // ranks. The P2P-only region after it may differ. Returns the symmetric arena's
 // size every rank allocates: the largest any rank planned (the heap is collective).
 // Needs dist::init() for more than one rank.
+// The collective buffers that are graph inputs: their plan().collective_buffers
+// entry and the input, in entry order.
+struct InputBuffer {
+  size_t entry;
+  const ir::Value* input;
+};
+std::vector<InputBuffer> input_collective_buffers(const ir::Graph& g);
+
 // Also says whether every rank's collective region has graph inputs in the same
 // places (ranks that run different code may not: then a caller's symmetric
 // input is not compared across ranks, exec/symmetric_inputs.h).

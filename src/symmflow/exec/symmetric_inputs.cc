@@ -32,15 +32,12 @@ SymmetricInputCheck::SymmetricInputCheck(const ir::Graph& g, const ProgramArenas
   // Ranks whose collective buffers are graph inputs in different places (ranks
   // that run different code) could not decide alike when to compare: no check.
   if (!arenas.same_input_buffers()) return;
-  const auto& buffers = g.plan().collective_buffers;
   std::vector<Where> planned;
-  for (size_t e = 0; e < buffers.size(); ++e)
-    for (const ir::Value* in : g.inputs())
-      if (in->id() == buffers[e].value_id && in->is_tensor()) {
-        inputs_.push_back({in->id(), e});
-        const auto& t = in->type();
-        planned.push_back(where(arenas.storage(in->id()).get(), t.offset * int64_t(element_size(t.dtype))));
-      }
+  for (const InputBuffer& b : input_collective_buffers(g)) {
+    inputs_.push_back({b.input->id(), b.entry});
+    const auto& t = b.input->type();
+    planned.push_back(where(arenas.storage(b.input->id()).get(), t.offset * int64_t(element_size(t.dtype))));
+  }
   // Regular inputs are bound to their planned buffers, which the ranks compared at load.
   agreed_ = signature(g, planned);
 }
