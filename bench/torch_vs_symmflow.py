@@ -214,12 +214,12 @@ def main():
             times["torch+sf"].append(timed(f_sf, args, a.iters, barrier))
             times["compiled"].append(timed(fast, sf_args, a.iters, barrier))
         med = {k: statistics.median(v) for k, v in times.items()}
+        # the last run's copies, as the arguments were passed (explain's header
+        # assumes regular ones)
+        stats = fast.stats(*sf_args)
         results.append({"workload": name, "nproc": world, **{f"{k}_us": v for k, v in med.items()},
                         "compiled_over_torch": med["compiled"] / med["torch"],
-                        # the last run's copies, as the arguments were passed (explain's
-                        # header assumes regular ones)
-                        "copies": "{} copies ({} bytes)".format(fast.stats(*sf_args)["copies"],
-                                                                fast.stats(*sf_args)["copy_bytes"])})
+                        "copies": f"{stats['copies']} copies ({stats['copy_bytes']} bytes)"})
 
     # Overhead of a call: fast(x) against the program's own run on prepared inputs.
     if not a.only or a.only == "tiny":
