@@ -28,13 +28,22 @@ SF_SLEEF_BOTH(log)
 SF_SLEEF_BOTH(log2)
 SF_SLEEF_BOTH(log1p)
 SF_SLEEF_BOTH(expm1)
-SF_SLEEF_BOTH(sin)
-SF_SLEEF_BOTH(cos)
 SF_SLEEF_BOTH(tanh)
 SF_SLEEF_BOTH(erf)
 #undef SF_SLEEF_BOTH
 #undef SF_SLEEF_D4
 #undef SF_SLEEF_F8
+// SLEEF's sin and cos choose their argument reduction per vector: one lane of
+// 125 or more (f32; 15, f64), an infinity or a NaN sends all the lanes down the
+// long path, and a small lane's last bit then depends on its neighbours, so on
+// where a tensor's runs start (eager vs a fused block, a shard's offset).
+// The "finz" variants (SLEEF's deterministic ones, FMA) choose per lane. On
+// vectors of small lanes they give the plain ones' bits, which are PyTorch's
+// (vec_math_test.cc checks the first property, tests/torch the second).
+__m256 Sleef_finz_sinf8_u10avx2(__m256);
+__m256 Sleef_finz_cosf8_u10avx2(__m256);
+__m256d Sleef_finz_sind4_u10avx2(__m256d);
+__m256d Sleef_finz_cosd4_u10avx2(__m256d);
 }
 #endif
 
@@ -64,8 +73,8 @@ namespace {
     SF_AVX2 static V log2(V x) { return Sleef_log2##F##_u10avx2(x); }                           \
     SF_AVX2 static V log1p(V x) { return Sleef_log1p##F##_u10avx2(x); }                         \
     SF_AVX2 static V expm1(V x) { return Sleef_expm1##F##_u10avx2(x); }                         \
-    SF_AVX2 static V sin(V x) { return Sleef_sin##F##_u10avx2(x); }                             \
-    SF_AVX2 static V cos(V x) { return Sleef_cos##F##_u10avx2(x); }                             \
+    SF_AVX2 static V sin(V x) { return Sleef_finz_sin##F##_u10avx2(x); }                        \
+    SF_AVX2 static V cos(V x) { return Sleef_finz_cos##F##_u10avx2(x); }                        \
     SF_AVX2 static V tanh(V x) { return Sleef_tanh##F##_u10avx2(x); }                           \
     SF_AVX2 static V erf(V x) { return Sleef_erf##F##_u10avx2(x); }                             \
   };

@@ -11,6 +11,11 @@
 // An f32 gelu call costs a oneDNN primitive execution: map over runs (a tile),
 // not apply per element, in loops.
 //
+// sin and cos are SLEEF's deterministic ("finz") variants, which choose the
+// argument reduction per lane: the plain ones choose it per vector, so a lane of
+// 125 or more (f32), an infinity or a NaN changed its neighbours' last bit, as it
+// does in PyTorch. Vectors of small lanes give PyTorch's bits.
+//
 // Every element goes through the same 8-lane (f32) or 4-lane (f64) call wherever
 // it sits (a tail is padded to a full vector; apply() is a map of one), so an
 // element's result depends only on its value: not on the tensor's size, layout or
