@@ -149,6 +149,30 @@ TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
   }
 }
 
+// Sums over dim 0 run by blocks of columns (the last one partial) when the input
+// is small, whole rows otherwise, with the cascade when there are 4096 rows or
+// more: each column must still be its own sum in sum_order.h's order.
+template <typename V>
+void expect_column_sums_in_sum_order(DType dt, int64_t rows, int64_t cols) {
+  std::vector<double> v(size_t(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * std::pow(10.0, double(i % 7) - 3);
+  Tensor x = from(v, {rows, cols}, dt);
+  Tensor dense = contiguous(transpose(x, 0, 1));
+  const Tensor s = sum(x, {0});
+  for (int64_t c = 0; c < cols; ++c) {
+    const V want = ordered_sum(dense.data<V>() + c * rows, rows);
+    EXPECT_EQ(std::memcmp(s.data<V>() + c, &want, sizeof want), 0) << dtype_name(dt) << " " << rows << "x" << cols
+                                                                    << " column " << c;
+  }
+}
+
+TEST(Reduce, ColumnSumsFollowSumOrderInEveryBlock) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 200}, {4100, 20}, {40, 4000}}) {
+    expect_column_sums_in_sum_order<float>(DType::f32, rows, cols);
+    expect_column_sums_in_sum_order<double>(DType::f64, rows, cols);
+  }
+}
+
 TEST(Reduce, Mean) {
   Tensor a = iota({2, 3});
   EXPECT_EQ(mean(a).item(), 2.5);
