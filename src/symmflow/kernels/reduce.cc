@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 
 #include "symmflow/kernels/copy.h"
@@ -255,6 +256,37 @@ bool replaces(C v, C best) {
   return kMax ? v > best : v < best;
 }
 
+// One reduced row (element i of every column) into the running extremes of the
+// columns: replaces()'s rule written as selects, so that gcc vectorizes the loop
+// across the columns (kIndex: with their indices).
+template <bool kMax, bool kIndex, typename T, typename C>
+void update_extremes(const T* __restrict row, C* __restrict best, int64_t* __restrict at, int64_t i, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    const C v = C(row[j]), b = best[j];
+    bool r = kMax ? v > b : v < b;
+    if constexpr (std::is_floating_point_v<C>) r = b == b && (r || v != v);
+    best[j] = r ? v : b;
+    if constexpr (kIndex) at[j] = r ? i : at[j];
+  }
+}
+
+// The extremes of the columns of an outer-dim reduction whose kept dims are one
+// dense run (amax or argmax over dim 0 of a matrix), each reduced row at a time
+// (update_extremes); per column the same compares as the ordered loop. `at`
+// (the indices) may be null.
+template <bool kMax, typename T, typename C>
+void column_extremes(const T* in, const ReducePlan& p, int64_t outputs, C* best, int64_t* at) {
+  for (int64_t j = 0; j < outputs; ++j) best[j] = C(in[j]);
+  if (at != nullptr) std::fill_n(at, outputs, int64_t(0));
+  int64_t i = 0;
+  simd::run([&] {
+    for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
+      if (at != nullptr) update_extremes<kMax, true>(in + rbase, best, at, i++, outputs);
+      else update_extremes<kMax, false>(in + rbase, best, at, i++, outputs);
+    });
+  });
+}
+
 template <typename T, bool kMax>
 void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   const T* in = static_cast<const T*>(t.data_ptr());
@@ -275,6 +307,12 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
       return;
     }
   }
+  if (kept_inner(p) && is_dense_run(p.kept_sizes, p.kept_strides)) {
+    std::vector<C> best(static_cast<size_t>(out.numel()));
+    column_extremes<kMax>(in, p, out.numel(), best.data(), nullptr);
+    for (size_t j = 0; j < best.size(); ++j) o[j] = T(best[j]);
+    return;
+  }
   // Start from each reduction's first element; visiting it again is harmless
   // (max(x, x) == x, NaN stays NaN).
   std::vector<C> best;
@@ -293,6 +331,31 @@ template <typename T, bool kMax>
 void arg_extreme_kernel(const Tensor& t, const ReducePlan& p, T* vals, int64_t* idx) {
   using C = extreme_cmp_t<T>;
   const T* in = static_cast<const T*>(t.data_ptr());
+  const int64_t outputs = std::accumulate(p.kept_sizes.begin(), p.kept_sizes.end(), int64_t(1), std::multiplies<>());
+  if (kept_inner(p) && is_dense_run(p.kept_sizes, p.kept_strides)) {  // argmax over dim 0
+    std::vector<C> best(static_cast<size_t>(outputs));
+    column_extremes<kMax>(in, p, outputs, best.data(), idx);
+    if (vals != nullptr)
+      for (int64_t j = 0; j < outputs; ++j) vals[j] = T(best[size_t(j)]);
+    return;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    if (is_dense_run(p.red_sizes, p.red_strides)) {  // argmax over the last dim: rows, vectorized
+      int64_t o = 0;
+      simd::run([&] {  // every row in one AVX2 clone (simd.h)
+        for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
+          const T* x = in + base;
+          int64_t at = 0;
+          if (!lane_arg_extreme_here<kMax>(x, p.red_count, at))
+            for (int64_t i = 1; i < p.red_count; ++i)
+              if (replaces<kMax>(x[i], x[at])) at = i;
+          if (vals != nullptr) vals[o] = x[at];
+          idx[o++] = at;
+        });
+      });
+      return;
+    }
+  }
   int64_t o = 0;
   for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
     C best = C(in[base]);
