@@ -59,29 +59,32 @@ void check_copy_shapes(const Tensor& dst, const Tensor& src) {
 // standard three stages: pairs, quads, then 128-bit halves.
 typedef int32_t I8 __attribute__((vector_size(32)));
 
+// Pairs (lo/hi 2), quads (4) and 128-bit halves (8) of two vectors' elements;
+// __builtin_shufflevector (gcc 12 and clang) takes constant indices only.
+#define SF_LO2(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define SF_HI2(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define SF_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define SF_HI4(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define SF_LO8(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define SF_HI8(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+
 // By reference: a 32-byte vector passed by value changes the ABI without AVX (-Wpsabi).
 inline void transpose_8x8(I8 (&r)[8]) {
-  const I8 lo2{0, 8, 1, 9, 4, 12, 5, 13}, hi2{2, 10, 3, 11, 6, 14, 7, 15};
-  const I8 lo4{0, 1, 8, 9, 4, 5, 12, 13}, hi4{2, 3, 10, 11, 6, 7, 14, 15};
-  const I8 lo8{0, 1, 2, 3, 8, 9, 10, 11}, hi8{4, 5, 6, 7, 12, 13, 14, 15};
-  I8 t[8], u[8];
-#pragma GCC unroll 4  // constant indices: the blocks stay in registers
-  for (int i = 0; i < 4; ++i) {
-    t[2 * i] = __builtin_shuffle(r[2 * i], r[2 * i + 1], lo2);
-    t[2 * i + 1] = __builtin_shuffle(r[2 * i], r[2 * i + 1], hi2);
-  }
-#pragma GCC unroll 2
-  for (int h = 0; h < 2; ++h) {  // rows 4h .. 4h + 3
-    I8 *a = t + 4 * h, *b = u + 4 * h;
-    b[0] = __builtin_shuffle(a[0], a[2], lo4), b[1] = __builtin_shuffle(a[0], a[2], hi4);
-    b[2] = __builtin_shuffle(a[1], a[3], lo4), b[3] = __builtin_shuffle(a[1], a[3], hi4);
-  }
-#pragma GCC unroll 4
-  for (int k = 0; k < 4; ++k) {
-    r[k] = __builtin_shuffle(u[k], u[k + 4], lo8);
-    r[k + 4] = __builtin_shuffle(u[k], u[k + 4], hi8);
-  }
+  const I8 t0 = SF_LO2(r[0], r[1]), t1 = SF_HI2(r[0], r[1]), t2 = SF_LO2(r[2], r[3]), t3 = SF_HI2(r[2], r[3]);
+  const I8 t4 = SF_LO2(r[4], r[5]), t5 = SF_HI2(r[4], r[5]), t6 = SF_LO2(r[6], r[7]), t7 = SF_HI2(r[6], r[7]);
+  const I8 u0 = SF_LO4(t0, t2), u1 = SF_HI4(t0, t2), u2 = SF_LO4(t1, t3), u3 = SF_HI4(t1, t3);
+  const I8 u4 = SF_LO4(t4, t6), u5 = SF_HI4(t4, t6), u6 = SF_LO4(t5, t7), u7 = SF_HI4(t5, t7);
+  r[0] = SF_LO8(u0, u4), r[4] = SF_HI8(u0, u4);
+  r[1] = SF_LO8(u1, u5), r[5] = SF_HI8(u1, u5);
+  r[2] = SF_LO8(u2, u6), r[6] = SF_HI8(u2, u6);
+  r[3] = SF_LO8(u3, u7), r[7] = SF_HI8(u3, u7);
 }
+#undef SF_LO2
+#undef SF_HI2
+#undef SF_LO4
+#undef SF_HI4
+#undef SF_LO8
+#undef SF_HI8
 
 // dst[r][c] = src[c][r] for 4-byte elements: dst row r at dst + r * dst_row, src
 // row c at src + c * src_row (in elements), r < rows, c < cols. 16 x 16 blocks
