@@ -61,14 +61,29 @@ bool extreme_loop(const C* x, int64_t n, C& out) {
   }
   pick(m1, m0);
   b0 |= b1;
-  C m[kLanes];
-  std::memcpy(m, &m0, sizeof(V));
-  bool bad = false;
-  for (int64_t j = 0; j < kLanes; ++j) {
-    bad |= b0[j] != 0;
+  // Across the lanes by halves in registers (a loop over the lanes' elements cost
+  // about as much as a 256-float row's vector loop). Without NaN the extreme is
+  // the same in any order, and a NaN or infinity fails below anyway.
+  if constexpr (kLanes == 8) {
+    V h = __builtin_shufflevector(m0, m0, 4, 5, 6, 7, 0, 1, 2, 3);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 2, 3, 0, 1, 6, 7, 4, 5);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 1, 0, 3, 2, 5, 4, 7, 6);
+    pick(h, m0);
+    b0 |= __builtin_shufflevector(b0, b0, 4, 5, 6, 7, 0, 1, 2, 3);
+    b0 |= __builtin_shufflevector(b0, b0, 2, 3, 0, 1, 6, 7, 4, 5);
+    b0 |= __builtin_shufflevector(b0, b0, 1, 0, 3, 2, 5, 4, 7, 6);
+  } else {
+    V h = __builtin_shufflevector(m0, m0, 2, 3, 0, 1);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 1, 0, 3, 2);
+    pick(h, m0);
+    b0 |= __builtin_shufflevector(b0, b0, 2, 3, 0, 1);
+    b0 |= __builtin_shufflevector(b0, b0, 1, 0, 3, 2);
   }
-  C r = m[0];
-  for (int64_t j = 0; j < kLanes; ++j) r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
+  bool bad = b0[0] != 0;
+  C r = m0[0];
   for (; i < n; ++i) {
     bad |= !(x[i] - x[i] == C(0));
     r = (kMax ? x[i] > r : x[i] < r) ? x[i] : r;
