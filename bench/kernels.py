@@ -117,6 +117,12 @@ def cases():
                     lambda: torch.mean(x, -1)))
         out.append(("reduction", "amax dim=-1 %s" % n, numel, lambda: sf_call("aten::amax", x, [-1]),
                     lambda: torch.amax(x, -1)))
+        out.append(("reduction", "amax dim=0 %s" % n, numel, lambda: sf_call("aten::amax", x, [0]),
+                    lambda: torch.amax(x, 0)))
+        out.append(("reduction", "argmax dim=-1 %s" % n, numel, lambda: sf_call("aten::argmax", x, -1),
+                    lambda: torch.argmax(x, -1)))
+        out.append(("reduction", "argmax dim=0 %s" % n, numel, lambda: sf_call("aten::argmax", x, 0),
+                    lambda: torch.argmax(x, 0)))
         out.append(("softmax", "softmax %s" % n, numel, lambda: sf_call("aten::_softmax", x, -1, False),
                     lambda: torch.softmax(x, -1)))
         w, b = rand(shape[1]), rand(shape[1])

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "symmflow/kernels/kernel_testing.h"
 
@@ -45,6 +46,31 @@ TEST(Copy, ThroughTransposedView) {
   EXPECT_EQ(a.data<float>()[1], 9.5f);
   EXPECT_EQ(a.data<float>()[4], 9.5f);
   EXPECT_EQ(a.data<float>()[0], 0.0f);
+}
+
+// A transposed 4-byte view copied into a row-major tensor runs by 8 x 8 blocks in
+// registers with element-by-element edges: every element lands in its place,
+// for shapes with and without whole blocks, an offset view with a wider row,
+// and in the other direction (a row-major tensor into a transposed view).
+TEST(Copy, TransposedFourByteBlocksPutEveryElementInPlace) {
+  for (DType dt : {DType::f32, DType::i32}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{19, 37}, {32, 48}, {16, 16}, {5, 3}, {40, 17}}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + std::to_string(rows) + "x" + std::to_string(cols));
+      // base: [cols, rows + 3]; view: columns 2 .. rows + 1, transposed: [rows, cols], strides [1, rows + 3].
+      const Tensor base = iota({cols, rows + 3}, dt);
+      const Tensor view = base.as_strided({rows, cols}, {1, rows + 3}, 2);
+      const Tensor c = contiguous(view);
+      const std::vector<double> got = values(c), all = values(base);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k)
+          ASSERT_EQ(got[size_t(r * cols + k)], all[size_t(k * (rows + 3) + 2 + r)]) << r << "," << k;
+      Tensor back = Tensor::empty({cols, rows}, dt);
+      copy_(back.as_strided({rows, cols}, {1, rows}, 0), c);  // into a transposed view
+      const std::vector<double> b = values(back);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < cols; ++k) ASSERT_EQ(b[size_t(k * rows + r)], got[size_t(r * cols + k)]);
+    }
+  }
 }
 
 TEST(Copy, EveryDTypePair) {

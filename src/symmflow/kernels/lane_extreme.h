@@ -15,6 +15,7 @@
 //   if (!lane_extreme<true>(x, n, m)) { ... ordered loop ... }
 #pragma once
 #include <cstdint>
+#include <climits>
 #include <cstring>
 #include <type_traits>
 
@@ -60,20 +61,88 @@ bool extreme_loop(const C* x, int64_t n, C& out) {
   }
   pick(m1, m0);
   b0 |= b1;
-  C m[kLanes];
-  std::memcpy(m, &m0, sizeof(V));
-  bool bad = false;
-  for (int64_t j = 0; j < kLanes; ++j) {
-    bad |= b0[j] != 0;
+  // Across the lanes by halves in registers (a loop over the lanes' elements cost
+  // about as much as a 256-float row's vector loop). Without NaN the extreme is
+  // the same in any order, and a NaN or infinity fails below anyway.
+  if constexpr (kLanes == 8) {
+    V h = __builtin_shufflevector(m0, m0, 4, 5, 6, 7, 0, 1, 2, 3);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 2, 3, 0, 1, 6, 7, 4, 5);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 1, 0, 3, 2, 5, 4, 7, 6);
+    pick(h, m0);
+    b0 |= __builtin_shufflevector(b0, b0, 4, 5, 6, 7, 0, 1, 2, 3);
+    b0 |= __builtin_shufflevector(b0, b0, 2, 3, 0, 1, 6, 7, 4, 5);
+    b0 |= __builtin_shufflevector(b0, b0, 1, 0, 3, 2, 5, 4, 7, 6);
+  } else {
+    V h = __builtin_shufflevector(m0, m0, 2, 3, 0, 1);
+    pick(h, m0);
+    h = __builtin_shufflevector(m0, m0, 1, 0, 3, 2);
+    pick(h, m0);
+    b0 |= __builtin_shufflevector(b0, b0, 2, 3, 0, 1);
+    b0 |= __builtin_shufflevector(b0, b0, 1, 0, 3, 2);
   }
-  C r = m[0];
-  for (int64_t j = 0; j < kLanes; ++j) r = (kMax ? m[j] > r : m[j] < r) ? m[j] : r;
+  bool bad = b0[0] != 0;
+  C r = m0[0];
   for (; i < n; ++i) {
     bad |= !(x[i] - x[i] == C(0));
     r = (kMax ? x[i] > r : x[i] < r) ? x[i] : r;
   }
   if (bad || r == C(0)) return false;
   out = r;
+  return true;
+}
+
+// The first index of the max (kMax) or min of x[0..n): per lane the first of
+// its extreme (a strict compare), then across lanes the extreme with the
+// smallest index, which is the ordered loop's answer whatever the signs of
+// zeros (-0.0 == 0.0: the first of them wins either way). A NaN makes the
+// ordered answer its first index: then false, and the caller runs its loop.
+// Indices in lanes of the element's width (int32 for float): n < 2^31 for float.
+template <bool kMax, typename C>
+bool arg_extreme_loop(const C* x, int64_t n, int64_t& at) {
+  static_assert(std::is_same_v<C, float> || std::is_same_v<C, double>);
+  using V = std::conditional_t<std::is_same_v<C, float>, F8, D4>;
+  using I = std::conditional_t<std::is_same_v<C, float>, I8, L4>;
+  using E = std::conditional_t<std::is_same_v<C, float>, int32_t, int64_t>;
+  constexpr int64_t kLanes = 32 / sizeof(C), kStep = 2 * kLanes;
+  if (n < kStep || (sizeof(E) == 4 && n > INT32_MAX / 2)) return false;
+  auto load = [x](int64_t i, V& v) { std::memcpy(&v, x + i, sizeof(V)); };
+  // Two chains (even and odd vectors): a compare and two blends per vector.
+  V m0, m1, v0, v1;
+  I i0, i1, step, nan;
+  load(0, m0);
+  load(kLanes, m1);
+  for (int64_t j = 0; j < kLanes; ++j) i0[j] = E(j), i1[j] = E(j + kLanes), step[j] = E(kStep);
+  nan = (I)(m0 != m0) | (I)(m1 != m1);
+  I c0 = i0, c1 = i1;  // the indices of the vectors loaded next
+  int64_t i = kStep;
+  for (; i + kStep <= n; i += kStep) {
+    c0 += step;
+    c1 += step;
+    load(i, v0);
+    load(i + kLanes, v1);
+    nan |= (I)(v0 != v0) | (I)(v1 != v1);
+    const I t0 = kMax ? (I)(v0 > m0) : (I)(v0 < m0), t1 = kMax ? (I)(v1 > m1) : (I)(v1 < m1);
+    m0 = t0 ? v0 : m0;
+    i0 = t0 ? c0 : i0;
+    m1 = t1 ? v1 : m1;
+    i1 = t1 ? c1 : i1;
+  }
+  bool bad = false;
+  for (int64_t j = 0; j < kLanes; ++j) bad |= nan[j] != 0;
+  C best = m0[0];
+  int64_t idx = i0[0];
+  auto take = [&](C v, int64_t k) {
+    if ((kMax ? v > best : v < best) || (v == best && k < idx)) best = v, idx = k;
+  };
+  for (int64_t j = 0; j < kLanes; ++j) take(m0[j], i0[j]), take(m1[j], i1[j]);
+  for (; i < n; ++i) {  // the tail comes after every lane's elements: a strict compare
+    bad |= x[i] != x[i];
+    if (kMax ? x[i] > best : x[i] < best) best = x[i], idx = i;
+  }
+  if (bad) return false;
+  at = idx;
   return true;
 }
 
@@ -94,6 +163,15 @@ bool lane_extreme(const C* x, int64_t n, C& out) {
 template <bool kMax, typename C>
 bool lane_extreme_here(const C* x, int64_t n, C& out) {
   return lane_extreme_detail::extreme_loop<kMax>(x, n, out);
+}
+
+// The first index of the max (kMax) or min of x[0..n) into at, vectorized, in the
+// caller's instruction set (a row loop inside simd::run); false (at untouched)
+// when x holds a NaN or is short (fewer than 16 floats / 8 doubles): then the
+// caller runs its ordered loop.
+template <bool kMax, typename C>
+bool lane_arg_extreme_here(const C* x, int64_t n, int64_t& at) {
+  return lane_extreme_detail::arg_extreme_loop<kMax>(x, n, at);
 }
 
 }  // namespace symmflow::kernels

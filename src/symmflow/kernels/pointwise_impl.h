@@ -83,6 +83,20 @@ template <typename T> inline compute_t<T> load(const char* p) {
   return to_compute(*reinterpret_cast<const T*>(p));
 }
 
+// The elements of t's block when t, broadcast to `shape`, is a contiguous block
+// repeated over the leading dims (a bias row: [C] or [1, C] against [R, C]), of
+// at least 16 elements (shorter rows are cheaper in the strided loop); else 0.
+inline int64_t repeated_block(const Tensor& t, const Shape& shape) {
+  const Shape& s = t.sizes();
+  size_t lead = 0;  // t's leading size-1 dims
+  while (lead < s.size() && s[lead] == 1) ++lead;
+  const size_t k = s.size() - lead;
+  if (!t.is_contiguous() || k == 0 || k >= shape.size() || t.numel() < 16) return 0;
+  for (size_t d = 0; d < k; ++d)
+    if (s[lead + d] != shape[shape.size() - k + d]) return 0;
+  return t.numel();
+}
+
 template <typename Out, typename... In, typename F, size_t... I>
 void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>& ins,
                       const F& f, std::index_sequence<I...>) {
@@ -94,6 +108,32 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
   if (dst.is_contiguous() && ((ins[I].is_contiguous() && ins[I].sizes() == shape) && ...)) {
     return run_dense(static_cast<Out*>(dst.data_ptr()), dst.numel(),
                      f, DenseIn<In>{static_cast<const In*>(ins[I].data_ptr())}...);
+  }
+  if constexpr (N == 3) {  // binary ops: x + row, a contiguous operand and one repeated whole
+    using A = std::tuple_element_t<0, std::tuple<In...>>;
+    using B = std::tuple_element_t<1, std::tuple<In...>>;
+    if (dst.is_contiguous() && dst.numel() > 0) {
+      Out* o = static_cast<Out*>(dst.data_ptr());
+      const int64_t n = dst.numel();
+      if (ins[0].is_contiguous() && ins[0].sizes() == shape) {
+        if (const int64_t inner = repeated_block(ins[1], shape); inner > 0) {
+          const A* a = static_cast<const A*>(ins[0].data_ptr());
+          const DenseIn<B> b{static_cast<const B*>(ins[1].data_ptr())};
+          return simd::run([&] {
+            for (int64_t i = 0; i < n; i += inner) run_dense_loop(o + i, inner, f, DenseIn<A>{a + i}, b);
+          });
+        }
+      }
+      if (ins[1].is_contiguous() && ins[1].sizes() == shape) {
+        if (const int64_t inner = repeated_block(ins[0], shape); inner > 0) {
+          const DenseIn<A> a{static_cast<const A*>(ins[0].data_ptr())};
+          const B* b = static_cast<const B*>(ins[1].data_ptr());
+          return simd::run([&] {
+            for (int64_t i = 0; i < n; i += inner) run_dense_loop(o + i, inner, f, a, DenseIn<B>{b + i});
+          });
+        }
+      }
+    }
   }
   std::array<char*, N> base{static_cast<char*>(dst.data_ptr()),
                             static_cast<char*>(ins[I].data_ptr())...};

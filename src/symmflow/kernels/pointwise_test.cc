@@ -108,6 +108,29 @@ TEST(PointwiseBinary, Broadcasting) {
   EXPECT_ERROR(add(iota({3}), iota({4})), "[3]");
 }
 
+// A contiguous operand and a block repeated over its leading dims (a bias row of
+// 16 or more elements) run as one dense loop per row, the row on either side,
+// with promotion and in place; each element is still f(a, b).
+TEST(PointwiseBinary, RepeatedRowOnEitherSide) {
+  const Tensor m = iota({5, 40}, DType::f32, 0.5, 1);
+  const Tensor row = iota({40}, DType::f32, 1000, 3);
+  const Tensor row2 = iota({1, 40}, DType::f64, 0.1);  // promotes to f64
+  const auto vm = values(m), vr = values(row), vr2 = values(row2);
+  const auto sum = values(add(m, row)), diff = values(sub(row, m)), prod = values(mul(m, row2));
+  EXPECT_EQ(mul(m, row2).dtype(), DType::f64);
+  for (size_t i = 0; i < vm.size(); ++i) {
+    ASSERT_EQ(sum[i], double(float(vm[i] + vr[i % 40])));
+    ASSERT_EQ(diff[i], double(float(vr[i % 40] - vm[i])));
+    ASSERT_EQ(prod[i], vm[i] * vr2[i % 40]);
+  }
+  const Tensor cube = iota({3, 4, 20}, DType::f32), plane = iota({4, 20}, DType::f32, 500);
+  const auto vc = values(add(cube, plane, 2)), vp = values(plane), vq = values(cube);
+  for (size_t i = 0; i < vc.size(); ++i) ASSERT_EQ(vc[i], vq[i] + 2 * vp[i % 80]);
+  Tensor self = iota({5, 40}, DType::f32, 0.5, 1);
+  add_(self, row);  // in place: the output is the contiguous operand
+  EXPECT_EQ(values(self), sum);
+}
+
 TEST(PointwiseBinary, StridedTransposedAndExpandedInputs) {
   Tensor base = iota({4, 6});
   Tensor tr = base.as_strided({6, 4}, {1, 6}, 0);        // base^T

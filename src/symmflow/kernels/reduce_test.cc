@@ -149,6 +149,30 @@ TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
   }
 }
 
+// Sums over dim 0 run by blocks of columns (the last one partial) when the input
+// is small, whole rows otherwise, with the cascade when there are 4096 rows or
+// more: each column must still be its own sum in sum_order.h's order.
+template <typename V>
+void expect_column_sums_in_sum_order(DType dt, int64_t rows, int64_t cols) {
+  std::vector<double> v(size_t(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * std::pow(10.0, double(i % 7) - 3);
+  Tensor x = from(v, {rows, cols}, dt);
+  Tensor dense = contiguous(transpose(x, 0, 1));
+  const Tensor s = sum(x, {0});
+  for (int64_t c = 0; c < cols; ++c) {
+    const V want = ordered_sum(dense.data<V>() + c * rows, rows);
+    EXPECT_EQ(std::memcmp(s.data<V>() + c, &want, sizeof want), 0) << dtype_name(dt) << " " << rows << "x" << cols
+                                                                    << " column " << c;
+  }
+}
+
+TEST(Reduce, ColumnSumsFollowSumOrderInEveryBlock) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 200}, {4100, 20}, {40, 4000}}) {
+    expect_column_sums_in_sum_order<float>(DType::f32, rows, cols);
+    expect_column_sums_in_sum_order<double>(DType::f64, rows, cols);
+  }
+}
+
 TEST(Reduce, Mean) {
   Tensor a = iota({2, 3});
   EXPECT_EQ(mean(a).item(), 2.5);
@@ -281,6 +305,64 @@ TEST(Reduce, ArgmaxArgmin) {
   EXPECT_THROW(argmax(Tensor::empty({0})), Error);
   EXPECT_THROW(argmin(Tensor::empty({2, 0}), 1), Error);
   EXPECT_EQ(argmax(Tensor::meta({3, 4}, DType::bf16), 0).dtype(), DType::i64);
+}
+
+// The ordered rule, spelled out: the first index of the extreme, a NaN winning
+// at its first index.
+int64_t ordered_arg_extreme(const std::vector<double>& row, bool is_max) {
+  int64_t at = 0;
+  for (size_t i = 1; i < row.size(); ++i) {
+    if (std::isnan(row[size_t(at)])) break;
+    if (std::isnan(row[i]) || (is_max ? row[i] > row[size_t(at)] : row[i] < row[size_t(at)])) at = int64_t(i);
+  }
+  return at;
+}
+
+// Rows long enough for the vectorized loops (lanes, two chains and a tail), with
+// ties placed so that a later lane holds the earlier index, NaNs, signed zeros
+// and infinities; over dim 1 (rows) and, transposed, over dim 0 (columns).
+TEST(Reduce, ArgmaxArgminFirstIndexAndNaNInVectorizedLoops) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const int64_t rows = 9, cols = 100;
+  std::vector<std::vector<double>> r(rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    r[size_t(i)].resize(size_t(cols));
+    for (int64_t j = 0; j < cols; ++j) r[size_t(i)][size_t(j)] = std::sin(double(i * cols + j));  // in (-1, 1)
+  }
+  r[0][40] = r[0][9] = 5, r[0][70] = -5, r[0][25] = -5;  // ties in other lanes and chains
+  r[1][50] = nan, r[1][70] = nan;                        // the first NaN, for max and min
+  for (double& v : r[2]) v = -std::fabs(v) - 1;          // max is a zero: -0.0 first, then 0.0
+  r[2][20] = -0.0, r[2][33] = 0.0;
+  r[3][30] = inf, r[3][31] = -inf, r[3][95] = inf, r[3][96] = -inf;
+  r[4][99] = 7, r[4][98] = -7;                           // in the tail
+  r[5][0] = 7, r[5][64] = 7;                             // the first element, tied in a later block
+  r[6][97] = nan;                                        // a NaN in the tail only
+  r[7][3] = 2, r[7][19] = 2, r[7][35] = 2;               // the same lane of both chains
+  std::vector<double> flat;
+  for (const auto& row : r) flat.insert(flat.end(), row.begin(), row.end());
+  for (DType dt : {DType::f32, DType::f64, DType::bf16}) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    const Tensor x = from(flat, {rows, cols}, dt);
+    const Tensor xt = contiguous(transpose(x, 0, 1));  // [cols, rows]: the columns path
+    const std::vector<double> all = values(x);
+    for (bool is_max : {true, false}) {
+      const Tensor by_row = is_max ? argmax(x, 1) : argmin(x, 1), by_col = is_max ? argmax(xt, 0) : argmin(xt, 0);
+      const ValuesIndices vi = is_max ? max_dim(x, 1) : min_dim(x, 1);
+      for (int64_t i = 0; i < rows; ++i) {
+        const std::vector<double> row(all.begin() + i * cols, all.begin() + (i + 1) * cols);
+        const int64_t want = ordered_arg_extreme(row, is_max);
+        EXPECT_EQ(by_row.data<int64_t>()[i], want) << "row " << i << (is_max ? " max" : " min");
+        EXPECT_EQ(by_col.data<int64_t>()[i], want) << "column " << i << (is_max ? " max" : " min");
+        EXPECT_EQ(vi.indices.data<int64_t>()[i], want) << "row " << i;
+        const double got = values(vi.values)[size_t(i)];
+        EXPECT_TRUE(std::isnan(row[size_t(want)]) ? std::isnan(got)
+                                                   : std::memcmp(&got, &row[size_t(want)], sizeof got) == 0)
+            << "row " << i << " value " << got;
+      }
+    }
+    EXPECT_EQ(argmax(x, 1).data<int64_t>()[2], 20);  // -0.0 == 0.0: the first zero
+    EXPECT_TRUE(std::signbit(values(max_dim(x, 1).values)[2]));
+  }
 }
 
 TEST(Reduce, VarStdCorrection) {

@@ -140,6 +140,30 @@ class LaneSum {
     return ((lane[0] + lane[1]) + lane[2]) + lane[3];
   }
 
+  // The sums of `count` adjacent columns of a matrix: element k of column c is
+  // x[k * stride + c] (k < n), each column summed in this order (a sum over the
+  // outer dim), lane-major in l0, l1, l2 (kLanes * count each; l1 and l2 unread
+  // when n < kBlock), the totals left in l0[0..count). Row k adds to the row of
+  // lane k % 32: with count * kLanes in L1 the adds stream.
+  static void column_sums(const V* x, int64_t n, int64_t stride, int64_t count, V* l0, V* l1, V* l2) {
+    const int64_t lanes = kLanes * count;
+    std::fill_n(l0, lanes, V(0));
+    if (n >= kBlock) std::fill_n(l1, lanes, V(0)), std::fill_n(l2, lanes, V(0));
+    for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
+      const int64_t end = std::min(n, b0 + kBlock);
+      for (int64_t k = b0; k < end; ++k) {
+        V* a = l0 + (k % kLanes) * count;
+        const V* row = x + k * stride;
+        for (int64_t i = 0; i < count; ++i) a[i] += row[i];
+      }
+      if (end - b0 < kBlock) break;
+      for (int64_t i = 0; i < lanes; ++i) l1[i] += l0[i], l0[i] = V(0);
+      if ((end / kBlock) % 128 != 0) continue;
+      for (int64_t i = 0; i < lanes; ++i) l2[i] += l1[i], l1[i] = V(0);
+    }
+    value_rows(l0, l1, l2, count, n >= kBlock);
+  }
+
   // value() for many sums at once, in place: l0, l1, l2 hold the lanes of `count`
   // sums lane-major (lane j of sum i at [j * count + i], reduce.cc's sums over
   // outer dims), and `cascaded` says whether any block ended (else l1 and l2 are
