@@ -1,6 +1,7 @@
 #include "symmflow/ops/fused_block.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <memory>
 #include <string_view>
@@ -230,9 +231,9 @@ class StepCompiler {
   const std::vector<FusedOperand>* args_ = nullptr;
 };
 
-// Scratch blocks: each step's result gets one that no later step still reads
-// once the step has run; a step may write the block of an operand it is the last
-// to read (eager's loops and vec::map run in place).
+// Scratch blocks: each step's result gets one that no later step still reads.
+// Never the block of its own operand: the dense loop's vector code checks that
+// its output does not overlap an input and runs scalar when it does.
 void assign_buffers(BlockProgram& p) {
   const int n = int(p.steps.size());
   std::vector<int> last_read(size_t(n), -1);
@@ -247,15 +248,16 @@ void assign_buffers(BlockProgram& p) {
   };
   for (int j = 0; j < n; ++j) {
     BlockProgram::Step& st = p.steps[size_t(j)];
+    if (j + 1 < n) {  // the last step writes the result
+      if (free.empty()) {
+        st.buffer = p.buffers++;
+      } else {
+        st.buffer = free.back();
+        free.pop_back();
+      }
+    }
     for (const Source& a : st.args)
       if (a.kind == Source::Kind::step && last_read[size_t(a.index)] == j) release(a.index);
-    if (j + 1 == n) break;  // the last step writes the result
-    if (free.empty()) {
-      st.buffer = p.buffers++;
-    } else {
-      st.buffer = free.back();
-      free.pop_back();
-    }
     if (last_read[size_t(j)] < 0) release(j);  // nothing reads it
   }
 }
@@ -274,6 +276,7 @@ std::optional<BlockProgram> compile_as(const std::vector<FusedStep>& steps, std:
     if (types[roles.size() + j].dtype() != p.dtype) return std::nullopt;
     BlockProgram::Step st;
     if (!c.compile(steps[j], st)) return std::nullopt;
+    if (std::is_same_v<T, float> && st.kernel == functor_kernel<T, fn::Gelu>()) p.block_bytes = kOneDnnBlockBytes;
     p.steps.push_back(std::move(st));
   }
   assign_buffers(p);
@@ -304,10 +307,10 @@ void gather(const Tensor& t, int64_t begin, int64_t n, T* dst) {
 }
 
 template <typename T>
-void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor& out, int64_t block_bytes) {
+void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes) {
   const int64_t n = out.numel();
   const int64_t cols = out.sizes().back();
-  const int64_t want = std::max<int64_t>(1, std::min(block_bytes, kBlockBytes) / int64_t(sizeof(T)));
+  const int64_t want = std::max<int64_t>(1, std::min(max_block_bytes, p.block_bytes) / int64_t(sizeof(T)));
   // With a row operand every block starts on a row: whole rows, the row repeated
   // over one block once per run, or pieces of one row when a row is longer than a
   // block (then the row is read in place).
@@ -331,29 +334,46 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
 
   std::vector<BlockArg> in(inputs.size());
   std::vector<T*> own(inputs.size(), nullptr);
+  std::vector<const T*> base(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const T* data = static_cast<const T*>(inputs[i].data_ptr());
+    const T* data = base[i] = static_cast<const T*>(inputs[i].data_ptr());
     switch (p.roles[i]) {
       case Role::scalar: in[i] = {nullptr, double(data[0])}; break;
       case Role::strided: own[i] = take(); break;
       case Role::row:
         if (!pieces) {
           own[i] = take();
-          for (int64_t k = 0; k < block; ++k) own[i][k] = data[k % cols];
+          for (int64_t k = 0; k < block; k += cols) std::copy_n(data, cols, own[i] + k);
         }
         break;
       case Role::full: break;
     }
   }
 
-  T* const result = static_cast<T*>(out.data_ptr());
+  // Each step's operands, resolved once: a step's block and a constant stay put;
+  // an input operand is patched per block (`reads`: step, operand, input).
   const size_t last = p.steps.size() - 1;
+  std::vector<std::array<BlockArg, 2>> args(p.steps.size());
+  std::vector<std::array<size_t, 3>> reads;
+  std::vector<T*> dst(p.steps.size());
+  for (size_t j = 0; j <= last; ++j) {
+    const BlockProgram::Step& st = p.steps[j];
+    if (j < last) dst[j] = buffers[size_t(st.buffer)];
+    for (size_t k = 0; k < st.args.size(); ++k) {
+      const Source& s = st.args[k];
+      switch (s.kind) {
+        case Source::Kind::input: reads.push_back({j, k, size_t(s.index)}); break;
+        case Source::Kind::step: args[j][k] = {buffers[size_t(p.steps[size_t(s.index)].buffer)], 0}; break;
+        case Source::Kind::constant: args[j][k] = {nullptr, s.value}; break;
+      }
+    }
+  }
+  T* const result = static_cast<T*>(out.data_ptr());
   auto run_block = [&](int64_t begin, int64_t len) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      const T* data = static_cast<const T*>(inputs[i].data_ptr());
       switch (p.roles[i]) {
-        case Role::full: in[i].p = data + begin; break;
-        case Role::row: in[i].p = pieces ? data + begin % cols : own[i]; break;
+        case Role::full: in[i].p = base[i] + begin; break;
+        case Role::row: in[i].p = pieces ? base[i] + begin % cols : own[i]; break;
         case Role::strided:
           gather(inputs[i], begin, len, own[i]);
           in[i].p = own[i];
@@ -361,19 +381,9 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
         case Role::scalar: break;
       }
     }
-    for (size_t j = 0; j <= last; ++j) {
-      const BlockProgram::Step& st = p.steps[j];
-      BlockArg a[2];
-      for (size_t k = 0; k < st.args.size(); ++k) {
-        const Source& s = st.args[k];
-        switch (s.kind) {
-          case Source::Kind::input: a[k] = in[size_t(s.index)]; break;
-          case Source::Kind::step: a[k] = {buffers[size_t(p.steps[size_t(s.index)].buffer)], 0}; break;
-          case Source::Kind::constant: a[k] = {nullptr, s.value}; break;
-        }
-      }
-      st.kernel(a, st.params, j == last ? result + begin : buffers[size_t(st.buffer)], len);
-    }
+    for (const auto& [j, k, i] : reads) args[j][k] = in[i];
+    dst[last] = result + begin;
+    for (size_t j = 0; j <= last; ++j) p.steps[j].kernel(args[j].data(), p.steps[j].params, dst[j], len);
   };
   if (pieces) {
     for (int64_t r = 0; r < n; r += cols)
@@ -394,9 +404,9 @@ std::optional<BlockProgram> BlockProgram::compile(const std::vector<FusedStep>& 
   }
 }
 
-void BlockProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t block_bytes) const {
-  if (dtype == DType::f32) run_as<float>(*this, inputs, out, block_bytes);
-  else run_as<double>(*this, inputs, out, block_bytes);
+void BlockProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes) const {
+  if (dtype == DType::f32) run_as<float>(*this, inputs, out, max_block_bytes);
+  else run_as<double>(*this, inputs, out, max_block_bytes);
 }
 
 }  // namespace symmflow::ops::fused

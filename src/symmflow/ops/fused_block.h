@@ -34,6 +34,10 @@ enum class Role : uint8_t { full, strided, row, scalar };
 // handful of them) and a block is long enough that a step's call costs a few
 // percent of its loop (docs/performance.md, "Fused chains in blocks").
 inline constexpr int64_t kBlockBytes = 4096;
+// Blocks of a chain with an f32 gelu: vec::map calls oneDNN for it (PyTorch's
+// bits), a primitive execution of a few microseconds per call, so its blocks are
+// larger; they still stay in L2.
+inline constexpr int64_t kOneDnnBlockBytes = 32 * 1024;
 
 // One operand of a step on one block: its elements, or (p == nullptr) the value
 // every element has (a Scalar constant or a one-element input), as a double that
@@ -61,6 +65,7 @@ struct BlockProgram {
   std::vector<Role> roles;  // per input
   std::vector<Step> steps;
   int buffers = 0;          // scratch blocks a block needs
+  int64_t block_bytes = kBlockBytes;
 
   // `types`: the inputs' then every step's type (the Meta kernels'); `roles`: how
   // each input is read. nullopt: the blocks do not run this chain.
@@ -68,8 +73,8 @@ struct BlockProgram {
                                              std::span<const Role> roles);
 
   // Writes the chain's result into `out` (contiguous, the result's type), in
-  // blocks of at most `block_bytes` (exposed for tests that want many blocks).
-  void run(std::span<const Tensor> inputs, const Tensor& out, int64_t block_bytes = kBlockBytes) const;
+  // blocks of block_bytes, or fewer (`max_block_bytes`: tests that want many blocks).
+  void run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes = INT64_MAX) const;
 };
 
 }  // namespace symmflow::ops::fused
