@@ -35,6 +35,17 @@ template <typename T, typename Op, bool D0, bool D1>
 void binary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
   run_dense(static_cast<T*>(out), n, Op::template make<T>(params), operand<T, D0>(a[0]), operand<T, D1>(a[1]));
 }
+// A comparison (compare.cc: binary's loop with a bool result).
+template <typename T, typename F, bool D0, bool D1>
+void compare_kernel(const BlockArg* a, const double*, void* out, int64_t n) {
+  run_dense(static_cast<bool*>(out), n, F{}, operand<T, D0>(a[0]), operand<T, D1>(a[1]));
+}
+// where(cond, a, b) (binary.cc's where_impl: elementwise<T, bool, T, T> over Where).
+template <typename T, bool Dc, bool Da, bool Db>
+void where_kernel(const BlockArg* a, const double*, void* out, int64_t n) {
+  run_dense(static_cast<T*>(out), n, fn::Where{}, operand<bool, Dc>(a[0]), operand<T, Da>(a[1]),
+            operand<T, Db>(a[2]));
+}
 // A SLEEF function over the block: map_runs' path for a contiguous run.
 template <typename T, kernels::vec::Fn F>
 void vec_kernel(const BlockArg* a, const double*, void* out, int64_t n) {
@@ -47,6 +58,16 @@ template <typename T, typename Op>
 BlockKernel binary_pick(bool d0, bool d1) {
   if (d0) return d1 ? &binary_kernel<T, Op, true, true> : &binary_kernel<T, Op, true, false>;
   return d1 ? &binary_kernel<T, Op, false, true> : nullptr;
+}
+template <typename T, typename F>
+BlockKernel compare_pick(bool d0, bool d1) {
+  if (d0) return d1 ? &compare_kernel<T, F, true, true> : &compare_kernel<T, F, true, false>;
+  return d1 ? &compare_kernel<T, F, false, true> : nullptr;
+}
+template <typename T, bool Dc>
+BlockKernel where_pick(bool da, bool db) {
+  if (da) return db ? &where_kernel<T, Dc, true, true> : &where_kernel<T, Dc, true, false>;
+  return db ? &where_kernel<T, Dc, false, true> : (Dc ? &where_kernel<T, Dc, false, false> : nullptr);
 }
 // A unary kernel reads a block (its operand has the result's shape).
 template <typename T, typename Op>
@@ -134,6 +155,18 @@ class StepCompiler {
       if (mode.to_string() == "floor") return binary(binary_pick<T, Plain<fn::DivFloor>>, 0, 1, false);
       return false;
     }
+#define SF_BLOCK_COMPARE(name, F)                                                        \
+    if (op == "aten::" #name ".Tensor" || op == "aten::" #name ".Scalar")                 \
+      return binary(compare_pick<T, fn::F>, 0, 1, false);
+    SF_POINTWISE_COMPARE_OPS(SF_BLOCK_COMPARE)
+#undef SF_BLOCK_COMPARE
+    if (op == "aten::where.self" || op == "aten::where.ScalarSelf" || op == "aten::where.ScalarOther") {
+      const auto c = source(0, false, DType::boolean), x = source(1, false), y = source(2, false);
+      if (!c || !x || !y || c->kind == Source::Kind::constant) return false;
+      st.kernel = dense(*c) ? where_pick<T, true>(dense(*x), dense(*y)) : where_pick<T, false>(dense(*x), dense(*y));
+      st.args = {*c, *x, *y};
+      return st.kernel != nullptr;
+    }
     if (op == "aten::pow.Tensor_Tensor") return binary(binary_pick<T, Plain<fn::Pow>>, 0, 1, false);
     if (op == "aten::maximum") return binary(binary_pick<T, Plain<fn::Maximum>>, 0, 1, false);
     if (op == "aten::minimum") return binary(binary_pick<T, Plain<fn::Minimum>>, 0, 1, false);
@@ -164,9 +197,10 @@ class StepCompiler {
     if (o.kind != FusedOperand::Kind::constant || !o.constant.is_scalar()) return std::nullopt;
     return Scalar::from(o.constant);
   }
-  // An operand of the functor: a tensor of dtype T (an input or a step), or a
-  // Scalar constant converted as eager converts it (scalar_value).
-  std::optional<Source> source(size_t i, bool opmath) const {
+  // An operand of the functor: a tensor of dtype T (an input or a step; bool:
+  // a where's condition), or a Scalar constant converted as eager converts it
+  // (scalar_value).
+  std::optional<Source> source(size_t i, bool opmath, std::optional<DType> want = std::nullopt) const {
     const FusedOperand& o = (*args_)[i];
     if (o.kind == FusedOperand::Kind::constant) {
       const auto s = scalar(i);
@@ -175,7 +209,7 @@ class StepCompiler {
     }
     const bool input = o.kind == FusedOperand::Kind::input;
     const size_t at = input ? size_t(o.index) : roles_.size() + size_t(o.index);
-    if (types_[at].dtype() != types_.back().dtype()) return std::nullopt;  // a step eager would convert
+    if (types_[at].dtype() != want.value_or(types_.back().dtype())) return std::nullopt;  // eager would convert it
     return Source{input ? Source::Kind::input : Source::Kind::step, o.index, 0};
   }
   // Whether a source is a block (else one value for every element).
@@ -268,12 +302,16 @@ std::optional<BlockProgram> compile_as(const std::vector<FusedStep>& steps, std:
   BlockProgram p;
   p.dtype = types.back().dtype();
   p.roles.assign(roles.begin(), roles.end());
-  // Every input of the chain's dtype: a scalar input is read as a T.
-  for (size_t i = 0; i < roles.size(); ++i)
-    if (types[i].dtype() != p.dtype) return std::nullopt;
+  // Every input of the chain's dtype, or a bool mask of the result's shape or of one
+  // element (the steps check which operand reads which).
+  for (size_t i = 0; i < roles.size(); ++i) {
+    const bool mask = types[i].dtype() == DType::boolean && (roles[i] == Role::full || roles[i] == Role::scalar);
+    if (types[i].dtype() != p.dtype && !mask) return std::nullopt;
+  }
   StepCompiler<T> c(types, roles);
   for (size_t j = 0; j < steps.size(); ++j) {
-    if (types[roles.size() + j].dtype() != p.dtype) return std::nullopt;
+    const DType d = types[roles.size() + j].dtype();
+    if (d != p.dtype && d != DType::boolean) return std::nullopt;
     BlockProgram::Step st;
     if (!c.compile(steps[j], st)) return std::nullopt;
     if (std::is_same_v<T, float> && st.kernel == functor_kernel<T, fn::Gelu>()) p.block_bytes = kOneDnnBlockBytes;
@@ -335,10 +373,12 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
   std::vector<BlockArg> in(inputs.size());
   std::vector<T*> own(inputs.size(), nullptr);
   std::vector<const T*> base(inputs.size());
+  std::vector<const bool*> mask(inputs.size(), nullptr);  // a bool input (full or one element)
   for (size_t i = 0; i < inputs.size(); ++i) {
     const T* data = base[i] = static_cast<const T*>(inputs[i].data_ptr());
+    if (inputs[i].dtype() == DType::boolean) mask[i] = static_cast<const bool*>(inputs[i].data_ptr());
     switch (p.roles[i]) {
-      case Role::scalar: in[i] = {nullptr, double(data[0])}; break;
+      case Role::scalar: in[i] = {nullptr, mask[i] ? double(mask[i][0]) : double(data[0])}; break;
       case Role::strided: own[i] = take(); break;
       case Role::row:
         if (!pieces) {
@@ -353,7 +393,7 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
   // Each step's operands, resolved once: a step's block and a constant stay put;
   // an input operand is patched per block (`reads`: step, operand, input).
   const size_t last = p.steps.size() - 1;
-  std::vector<std::array<BlockArg, 2>> args(p.steps.size());
+  std::vector<std::array<BlockArg, 3>> args(p.steps.size());
   std::vector<std::array<size_t, 3>> reads;
   std::vector<T*> dst(p.steps.size());
   for (size_t j = 0; j <= last; ++j) {
@@ -372,7 +412,7 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
   auto run_block = [&](int64_t begin, int64_t len) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       switch (p.roles[i]) {
-        case Role::full: in[i].p = base[i] + begin; break;
+        case Role::full: in[i].p = mask[i] ? static_cast<const void*>(mask[i] + begin) : base[i] + begin; break;
         case Role::row: in[i].p = pieces ? base[i] + begin % cols : own[i]; break;
         case Role::strided:
           gather(inputs[i], begin, len, own[i]);

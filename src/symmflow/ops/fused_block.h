@@ -9,8 +9,9 @@
 // Bitwise equal to eager: every step's loop is eager's (pointwise_impl.h's
 // run_dense over the same functors, vec::map for the SLEEF ones) and takes its
 // constants as eager converts them (scalar_value: a Scalar operand, add's alpha,
-// clamp's bounds). Every step and every tensor a step reads has the one dtype T,
-// so no promotion happens inside the chain. An element's bits depend on its
+// clamp's bounds). Every step and every tensor a step reads has the one dtype T
+// (but a where's bool condition: a comparison's result, or a bool input of the
+// result's shape or of one element), so no promotion happens inside the chain. An element's bits depend on its
 // operands' values only (-ffp-contract=off, vec_math.h), not on where a block
 // starts. Anything else (another dtype, an op or an operand not listed in
 // fused_block.cc) compiles to nullopt and runs on fused_pointwise's tiles.

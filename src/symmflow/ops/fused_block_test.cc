@@ -1,6 +1,6 @@
 // fused_pointwise's block interpreter (fused_block.h): every op it runs gives
 // eager's bits, f32 and f64, on NaN, infinities, signed zeros and denormals, with
-// full, row, one-element and strided operands, at sizes that leave short blocks
+// full, row, one-element, strided and bool mask operands, at sizes that leave short blocks
 // and rows longer than a block; the blocks are taken for what they run and
 // anything else falls back to the tiles (still eager's bits).
 #include "symmflow/ops/fused_block.h"
@@ -124,9 +124,24 @@ TEST(FusedBlock, StridedOperandsAreGatheredWithEagersBits) {
                                  "aten::sub.Tensor(x0, x1, 1); aten::sigmoid(t0)");
 }
 
+TEST(FusedBlock, ComparisonsAndWhereGiveEagersBits) {
+  for (DType d : {DType::f32, DType::f64}) {
+    const Tensor x = edge_values({37, 53}, d, 0), y = edge_values({37, 53}, d, 1);
+    const Tensor mask = kernels::lt(values({37, 53}, d, 2), Scalar(0.5)), one = kernels::gt(values({}, d, 3), Scalar(0.0));
+    const std::vector<Tensor> in = {x, y, mask, one, edge_values({53}, d, 4)};
+    for (const char* cmp : {"eq", "ne", "lt", "le", "gt", "ge"}) {
+      expect_blocks_give_eagers_bits(in, fmt::format("aten::{}.Tensor(x0, x1); aten::where.self(t0, x0, x4)", cmp));
+      expect_blocks_give_eagers_bits(in, fmt::format("aten::{}.Scalar(x0, 0.5); aten::where.ScalarOther(t0, x1, -2.5)", cmp));
+    }
+    expect_blocks_give_eagers_bits(in, "aten::where.self(x2, x0, x1)");
+    expect_blocks_give_eagers_bits(in, "aten::where.ScalarSelf(x2, 0.1, x1); aten::exp(t0)");
+    expect_blocks_give_eagers_bits(in, "aten::where.self(x3, x0, x4)");  // a one-element mask
+    expect_blocks_give_eagers_bits(in, "aten::mul.Tensor(x0, x1); aten::ge.Tensor(t0, x4); aten::where.ScalarOther(t1, t0, 0)");
+  }
+}
+
 TEST(FusedBlock, OtherDtypesOpsAndOperandsFallBackToTheTiles) {
   const Tensor x = values({6, 100}, DType::f32, 0), y = values({6, 100}, DType::f32, 1);
-  const Tensor mask = kernels::gt(y, Scalar(0.0));
   struct Case {
     std::vector<Tensor> inputs;
     const char* program;
@@ -134,8 +149,8 @@ TEST(FusedBlock, OtherDtypesOpsAndOperandsFallBackToTheTiles) {
   const Case cases[] = {
       {{kernels::to_dtype(x, DType::bf16), kernels::to_dtype(y, DType::bf16)}, "aten::add.Tensor(x0, x1, 1)"},
       {{x, values({}, DType::f64, 2)}, "aten::mul.Tensor(x0, x1)"},  // an operand eager converts
-      {{x, mask, y}, "aten::where.self(x1, x0, x2)"},                 // a bool operand
-      {{x, y}, "aten::gt.Tensor(x0, x1); aten::where.self(t0, x0, x1)"},
+      {{x, kernels::gt(values({100}, DType::f32, 3), Scalar(0.0)), y}, "aten::where.self(x1, x0, x2)"},  // a bool row
+      {{x, y}, "aten::gt.Tensor(x0, x1)"},  // a bool result
       {{x}, "aten::leaky_relu(x0, 0.2)"},
       {{x}, "aten::clamp(x0, nan, 1.0)"},  // a NaN bound that makes every element NaN
       {{x}, "aten::clamp_min(x0, nan)"},
