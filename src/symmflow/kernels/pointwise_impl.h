@@ -1,6 +1,7 @@
 // Internal machinery of the pointwise kernels (pointwise.h): dtype dispatch, the
 // elementwise loop over N strided inputs, and the functional / in-place / out=
-// plumbing. Only unary.cc, binary.cc and compare.cc include it.
+// plumbing. Only unary.cc, binary.cc, compare.cc and ops/fused_block.cc (the fused
+// chains' raw loops, which must be eager's) include it.
 #pragma once
 #include <algorithm>
 #include <array>

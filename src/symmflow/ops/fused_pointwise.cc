@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <any>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -16,9 +17,12 @@
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/boxing.h"
+#include "symmflow/ops/fused_block.h"
 #include "symmflow/ops/fused_steps.h"
 
 namespace symmflow::ops {
+
+using fused::Role;
 
 bool is_fusible_pointwise(std::string_view full_name) {
   static const std::unordered_set<std::string_view> fusible = {
@@ -223,14 +227,9 @@ std::vector<FusedStep> parse_fused_program(std::string_view text) { return Progr
 
 namespace {
 
-// full: the result's shape, contiguous; strided: the result's shape at rank 1
-// or 2, any strides (a column slice of a grid: tiles of whole rows view it in
-// place); row: a contiguous row broadcast over the leading dims; scalar.
-enum class Role : uint8_t { full, strided, row, scalar };
-
-// How the tiles view each input (whole rows per tile when one is a row), or
-// nullopt when some intermediate does not have the result's shape or some input
-// takes no tile view: then the steps run on whole tensors.
+// How the tiles view each input (whole rows per tile when one is a row or a
+// strided grid), or nullopt when some intermediate does not have the result's
+// shape or some input takes no tile view: then the steps run on whole tensors.
 struct TileLayout {
   std::vector<Role> roles;
   bool rows = false;
@@ -261,47 +260,74 @@ std::optional<TileLayout> tile_layout(std::span<const Tensor> inputs, std::span<
   return l;
 }
 
-}  // namespace
+// What a run derives from the steps and the inputs' types and layouts alone.
+struct Plan {
+  std::vector<const Operator*> ops;
+  std::vector<Tensor> types;                  // the inputs', then each step's (the Meta kernels')
+  std::optional<TileLayout> layout;           // nullopt: the steps run on whole tensors
+  std::optional<fused::BlockProgram> blocks;  // nullopt: tiles of the steps' kernels
+};
 
-namespace {
-
-std::vector<const Operator*> resolve(const std::vector<FusedStep>& steps, size_t num_inputs) {
-  return fused::resolve("fused_pointwise", steps, num_inputs, is_fusible_pointwise,
-                        "an elementwise op that can be fused");
+Plan make_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  Plan p;
+  p.ops = fused::resolve("fused_pointwise", steps, inputs.size(), is_fusible_pointwise,
+                         "an elementwise op that can be fused");
+  p.types = fused::step_types(inputs, steps, p.ops);
+  p.layout = tile_layout(inputs, std::span(p.types).subspan(inputs.size()), p.types.back().sizes());
+  if (p.layout) p.blocks = fused::BlockProgram::compile(steps, p.types, p.layout->roles);
+  return p;
 }
 
-}  // namespace
-
-bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
-  const auto types = fused::step_types(inputs, steps, resolve(steps, inputs.size()));
-  return tile_layout(inputs, std::span(types).subspan(inputs.size()), types.back().sizes()).has_value();
+// A cached program's plan for the inputs of its last run, made again when their
+// dtypes, sizes or strides change (a compiled program's node: never).
+struct Memo {
+  struct Input {
+    DType dtype;
+    bool meta;
+    Shape sizes, strides;
+    bool operator==(const Input&) const = default;
+  };
+  std::vector<Input> signature;
+  Plan plan;
+};
+std::vector<Memo::Input> signature(std::span<const Tensor> inputs) {
+  std::vector<Memo::Input> sig;
+  for (const Tensor& t : inputs) sig.push_back({t.dtype(), t.is_meta(), t.sizes(), t.strides()});
+  return sig;
+}
+const Plan& memo_plan(const fused::CachedProgram& program, std::span<const Tensor> inputs) {
+  std::vector<Memo::Input> sig = signature(inputs);
+  if (const auto* m = std::any_cast<Memo>(&program.memo); m != nullptr && m->signature == sig) return m->plan;
+  program.memo = Memo{std::move(sig), make_plan(inputs, program.steps)};
+  return std::any_cast<Memo>(&program.memo)->plan;
 }
 
-Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t tile_bytes) {
-  const auto ops = resolve(steps, inputs.size());
-  // The result's type, and every step's: what eager computes.
-  const auto types = fused::step_types(inputs, steps, ops);
-  const Tensor& result_type = types.back();
+Tensor run_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, const Plan& plan,
+                int64_t tile_bytes, bool blocks) {
+  const Tensor& result_type = plan.types.back();
   if (std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); })) return result_type;
 
-  OpContext ctx(DispatchKey::CPU);
   const Shape& shape = result_type.sizes();
-  const int64_t n = result_type.numel();
-  const int64_t cols = shape.empty() ? 1 : shape.back();
-  const auto layout = tile_layout(inputs, std::span(types).subspan(inputs.size()), shape);
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
   Tensor out = Tensor::empty(shape, result_type.dtype());
-  if (!layout) {
-    fused::run_whole(steps, ops, inputs, ctx, out);
+  if (blocks && plan.blocks) {
+    plan.blocks->run(inputs, out, tile_bytes);
+    return out;
+  }
+  OpContext ctx(DispatchKey::CPU);
+  if (!plan.layout) {
+    fused::run_whole(steps, plan.ops, inputs, ctx, out);
     return out;
   }
 
   // Whole rows per tile with a row operand (each kernel's runs are then eager's:
   // one per row), else any multiple of 64 elements.
+  const int64_t n = result_type.numel();
+  const int64_t cols = shape.back();
   const int64_t item = int64_t(element_size(result_type.dtype()));
   const int64_t want = std::min(std::max<int64_t>(64, tile_bytes / item / 64 * 64), (n + 63) / 64 * 64);
-  const bool rows = layout->rows;
+  const bool rows = plan.layout->rows;
   const int64_t tile = rows ? std::max<int64_t>(1, want / cols) * cols : want;
   fused::TileAllocator scratch(fused::tile_scratch_bytes(tile, steps.size()));
   AllocatorGuard guard(scratch);
@@ -324,10 +350,25 @@ Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<Fus
     const int64_t len = std::min(tile, n - begin);
     scratch.reset();
     tiles.clear();
-    for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], layout->roles[i], begin, len));
-    fused::run_tile(steps, ops, tiles, inputs.size(), ctx, scratch, view(out, Role::full, begin, len));
+    for (size_t i = 0; i < inputs.size(); ++i) tiles.push_back(view(inputs[i], plan.layout->roles[i], begin, len));
+    fused::run_tile(steps, plan.ops, tiles, inputs.size(), ctx, scratch, view(out, Role::full, begin, len));
   }
   return out;
+}
+
+}  // namespace
+
+bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  return make_plan(inputs, steps).layout.has_value();
+}
+
+bool runs_in_blocks(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  return make_plan(inputs, steps).blocks.has_value();
+}
+
+Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t tile_bytes,
+                           bool blocks) {
+  return run_plan(inputs, steps, make_plan(inputs, steps), tile_bytes, blocks);
 }
 
 namespace {
@@ -335,7 +376,9 @@ namespace {
 SYMMFLOW_LIBRARY(symmflow, m) {
   m.def("fused_pointwise(Tensor[] inputs, str program) -> Tensor");
   impl_both(m, "fused_pointwise", [](OpContext&, Args a) -> Results {
-    return {run_fused_pointwise(a[0].to_tensor_list(), fused::cached_program(a[1].to_string()))};
+    const std::vector<Tensor> inputs = a[0].to_tensor_list();
+    const fused::CachedProgram& program = fused::cached_program(a[1].to_string());
+    return {run_plan(inputs, program.steps, memo_plan(program, inputs), kFusedTileBytes, true)};
   });
 }
 

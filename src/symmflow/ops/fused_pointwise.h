@@ -8,18 +8,23 @@
 // anything else a constant (`1`, `2.5`, `nan`, `true`, `None`, `'tanh'`). The
 // last step's result is the op's result.
 //
-// Bitwise equal to eager by construction: per tile (kFusedTileBytes of the
-// result), each step calls the same registered kernel that eager calls, on views
-// of the tile, into a scratch that stays in cache. The kernels' per-element math
-// depends only on the element's value (kernels/vec_math.h, -ffp-contract=off), so
-// cutting the loop into tiles changes nothing but where the intermediates live;
-// tiles still start on whole rows of a row-broadcast operand, so each kernel's
-// inner runs are eager's. Inputs the tiles can take are: the result's shape,
-// contiguous, or at rank 1 or 2 with any strides (tiles are then whole rows, each
-// a view of the input in place); one element (a scalar tensor, any rank); or a
+// Bitwise equal to eager by construction, on one of three paths:
+// - Blocks (ops/fused_block.h): an f32 or f64 chain of the ops listed there runs
+//   as raw loops over blocks of 4 KiB of the result, each step eager's own loop
+//   over the same functors, the last step writing the result.
+// - Tiles: any other chain the tiles can view runs, per tile (kFusedTileBytes of
+//   the result), each step's registered kernel (the one eager calls) on views of
+//   the tile, into a scratch that stays in cache.
+// - Whole tensors: the steps one by one, as eager (inputs no tile can view).
+// The kernels' per-element math depends only on the element's value
+// (kernels/vec_math.h, -ffp-contract=off), so cutting the loop into blocks or
+// tiles changes nothing but where the intermediates live; tiles still start on
+// whole rows of a row-broadcast operand, so each kernel's inner runs are eager's.
+// Inputs blocks and tiles take are: the result's shape, contiguous, or at rank 1
+// or 2 with any strides (tiles are then whole rows, each a view of the input in
+// place; blocks gather them); one element (a scalar tensor, any rank); or a
 // contiguous row broadcast over the leading dims (a bias [C] of a [..., C]
-// result). Anything else
-// runs the steps unfused, on whole tensors (still eager's result).
+// result).
 #pragma once
 #include <span>
 #include <string>
@@ -61,12 +66,15 @@ bool is_fusible_pointwise(std::string_view full_name);
 std::string format_fused_program(const std::vector<FusedStep>& steps);
 std::vector<FusedStep> parse_fused_program(std::string_view text);
 
-// Whether these inputs run tile by tile (else the steps run on whole tensors).
+// Whether these inputs run tile by tile or in blocks (else the steps run on whole
+// tensors), and whether in blocks.
 bool runs_tiled(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps);
+bool runs_in_blocks(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps);
 
-// Runs the steps on `inputs` (meta inputs: the result's type only).
-// `tile_bytes` is exposed for tests that cut small tensors into many tiles.
+// Runs the steps on `inputs` (meta inputs: the result's type only). For tests:
+// `tile_bytes` cuts small tensors into many tiles, or blocks (of at most
+// fused::kBlockBytes); `blocks` false runs tiles where blocks would run.
 Tensor run_fused_pointwise(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps,
-                           int64_t tile_bytes = kFusedTileBytes);
+                           int64_t tile_bytes = kFusedTileBytes, bool blocks = true);
 
 }  // namespace symmflow::ops

@@ -1,6 +1,6 @@
 // symmflow::fused_pointwise: its program text round-trips, bad programs are
 // errors that name the column, and its result is eager's op-by-op result bit for
-// bit, whatever the tile size (down to 64 bytes: many tiles, a short last one),
+// bit, in blocks and in tiles, whatever the tile size (down to 64 bytes: many tiles, a short last one),
 // for full, row, one-element and 0-dim operands, and for operands it cannot tile.
 #include "symmflow/ops/fused_pointwise.h"
 
@@ -18,10 +18,12 @@ namespace {
 void expect_eager_bits_at_every_tile_size(const std::vector<Tensor>& inputs, std::string_view program) {
   const auto steps = parse_fused_program(program);
   const Tensor want = eager(inputs, steps);
-  for (int64_t tile : {int64_t(64), int64_t(200), int64_t(1000), int64_t(4096), kFusedTileBytes, int64_t(1) << 24}) {
-    const Tensor got = run_fused_pointwise(inputs, steps, tile);
-    EXPECT_TRUE(same_bits(got, want)) << program << " with tiles of " << tile << " bytes: " << got.type_string()
-                                      << " vs " << want.type_string();
+  for (bool blocks : {true, false}) {  // f32/f64 chains: the blocks (fused_block.h), then the tiles
+    for (int64_t tile : {int64_t(64), int64_t(200), int64_t(1000), int64_t(4096), kFusedTileBytes, int64_t(1) << 24}) {
+      const Tensor got = run_fused_pointwise(inputs, steps, tile, blocks);
+      EXPECT_TRUE(same_bits(got, want)) << program << " with tiles of " << tile << " bytes (blocks: " << blocks
+                                        << "): " << got.type_string() << " vs " << want.type_string();
+    }
   }
 }
 

@@ -137,7 +137,7 @@ namespace {
 SYMMFLOW_LIBRARY_FRAGMENT(symmflow, m) {
   m.def("fused_rows(Tensor[] inputs, str program) -> Tensor");
   impl_both(m, "fused_rows", [](OpContext&, Args a) -> Results {
-    return {run_fused_rows(a[0].to_tensor_list(), fused::cached_program(a[1].to_string()))};
+    return {run_fused_rows(a[0].to_tensor_list(), fused::cached_program(a[1].to_string()).steps)};
   });
 }
 

@@ -72,11 +72,11 @@ void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Oper
   kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
 }
 
-const std::vector<FusedStep>& cached_program(const std::string& text) {
-  thread_local std::unordered_map<std::string, std::vector<FusedStep>> cache;
+const CachedProgram& cached_program(const std::string& text) {
+  thread_local std::unordered_map<std::string, CachedProgram> cache;
   if (auto it = cache.find(text); it != cache.end()) return it->second;
   if (cache.size() >= 4096) cache.clear();
-  return cache.emplace(text, parse_fused_program(text)).first->second;
+  return cache.emplace(text, CachedProgram{parse_fused_program(text), {}}).first->second;
 }
 
 }  // namespace symmflow::ops::fused

@@ -3,6 +3,7 @@
 // types from the Meta kernels, the per-thread scratch a tile's intermediates live
 // in, and the per-thread cache of parsed programs. Internal to ops/.
 #pragma once
+#include <any>
 #include <memory>
 #include <span>
 #include <string>
@@ -93,9 +94,17 @@ void run_tile(const std::vector<FusedStep>& steps, const std::vector<const Opera
 void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Operator*>& ops,
                std::span<const Tensor> inputs, OpContext& ctx, const Tensor& out);
 
+// A parsed program and what its op derived from it for the inputs it last ran on
+// (fused_pointwise: the types, tile layout and block program of one input
+// signature; a compiled program runs a node on one signature every iteration).
+struct CachedProgram {
+  std::vector<FusedStep> steps;
+  mutable std::any memo;
+};
+
 // A compiled program runs the same nodes every iteration: each thread parses a
 // program text once (a bounded cache: a program with more distinct fused nodes
 // than this parses again, still right).
-const std::vector<FusedStep>& cached_program(const std::string& text);
+const CachedProgram& cached_program(const std::string& text);
 
 }  // namespace symmflow::ops::fused

@@ -1,0 +1,81 @@
+// The block interpreter of symmflow::fused_pointwise (fused_pointwise.h): an f32
+// or f64 chain run over blocks of a few KiB of the result, each step one raw loop
+// over the block (no dispatcher call, no view, no allocation per block), from its
+// operands' blocks into a block that stays in L1; the last step writes the result.
+//
+//   auto prog = fused::BlockProgram::compile(steps, types, roles);  // once per input signature
+//   if (prog) prog->run(inputs, out, fused::kBlockBytes);
+//
+// Bitwise equal to eager: every step's loop is eager's (pointwise_impl.h's
+// run_dense over the same functors, vec::map for the SLEEF ones) and takes its
+// constants as eager converts them (scalar_value: a Scalar operand, add's alpha,
+// clamp's bounds). Every step and every tensor a step reads has the one dtype T
+// (but a where's bool condition: a comparison's result, or a bool input of the
+// result's shape or of one element), so no promotion happens inside the chain. An element's bits depend on its
+// operands' values only (-ffp-contract=off, vec_math.h), not on where a block
+// starts. Anything else (another dtype, an op or an operand not listed in
+// fused_block.cc) compiles to nullopt and runs on fused_pointwise's tiles.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "symmflow/core/tensor.h"
+#include "symmflow/ops/fused_pointwise.h"
+
+namespace symmflow::ops::fused {
+
+// How tiles and blocks read an input of a [..., C] result: full: its shape,
+// contiguous; strided: its shape at rank 1 or 2, any strides; row: a contiguous
+// [C] broadcast over the leading dims; scalar: one element.
+enum class Role : uint8_t { full, strided, row, scalar };
+
+// Result bytes of one block: each step's block stays in L1 (a 32 KiB L1 holds a
+// handful of them) and a block is long enough that a step's call costs a few
+// percent of its loop (docs/performance.md, "Fused chains in blocks").
+inline constexpr int64_t kBlockBytes = 4096;
+// Blocks of a chain with an f32 gelu: vec::map calls oneDNN for it (PyTorch's
+// bits), a primitive execution of a few microseconds per call, so its blocks are
+// larger; they still stay in L2.
+inline constexpr int64_t kOneDnnBlockBytes = 32 * 1024;
+
+// One operand of a step on one block: its elements, or (p == nullptr) the value
+// every element has (a Scalar constant or a one-element input), as a double that
+// holds the T value exactly.
+struct BlockArg {
+  const void* p = nullptr;
+  double v = 0;
+};
+// out[i] = f(args[k][i]...) for i < n; `params` are the functor's constants.
+using BlockKernel = void (*)(const BlockArg* args, const double* params, void* out, int64_t n);
+
+struct BlockProgram {
+  struct Source {
+    enum class Kind : uint8_t { input, step, constant } kind = Kind::constant;
+    int index = 0;
+    double value = 0;  // a constant, converted to T as eager converts it
+  };
+  struct Step {
+    BlockKernel kernel = nullptr;
+    std::vector<Source> args;  // in the kernel's order
+    double params[2] = {0, 0};
+    int buffer = -1;           // scratch block it writes (the last step: the result)
+  };
+  DType dtype = DType::f32;
+  std::vector<Role> roles;  // per input
+  std::vector<Step> steps;
+  int buffers = 0;          // scratch blocks a block needs
+  int64_t block_bytes = kBlockBytes;
+
+  // `types`: the inputs' then every step's type (the Meta kernels'); `roles`: how
+  // each input is read. nullopt: the blocks do not run this chain.
+  static std::optional<BlockProgram> compile(const std::vector<FusedStep>& steps, std::span<const Tensor> types,
+                                             std::span<const Role> roles);
+
+  // Writes the chain's result into `out` (contiguous, the result's type), in
+  // blocks of block_bytes, or fewer (`max_block_bytes`: tests that want many blocks).
+  void run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes = INT64_MAX) const;
+};
+
+}  // namespace symmflow::ops::fused
