@@ -29,6 +29,7 @@
 
 #include "symmflow/core/ivalue.h"
 #include "symmflow/ir/int_expr.h"
+#include "symmflow/ir/pool.h"
 #include "symmflow/ir/rank_set.h"
 #include "symmflow/library/operator.h"
 
@@ -425,7 +426,7 @@ class Graph {
   void name_after(Value* v, const Value* like);
   Value* find_value(std::string_view name) const;
   size_t num_values() const { return values_.size(); }
-  Value* value(size_t id) const { return values_.at(id).get(); }
+  Value* value(size_t id) const { return values_.at(id); }
 
   // Evaluates an argument to the IValue a kernel gets, reading values from env
   // (indexed by Value::id).
@@ -463,8 +464,11 @@ class Graph {
   std::string name_;
   std::string file_;
   int rank_, world_;
-  std::vector<std::unique_ptr<Value>> values_;
-  std::vector<std::unique_ptr<Node>> owned_;
+  // Every value and node the graph made, in creation order (ir/pool.h);
+  // values_ indexes the values by id.
+  Pool<Value> value_pool_;
+  Pool<Node> node_pool_;
+  std::vector<Value*> values_;
   std::vector<Node*> order_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<TensorType> output_types_;
