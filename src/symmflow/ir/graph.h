@@ -399,7 +399,8 @@ class Graph {
   // derived, and the readers of a value whose layout changed (the result is the
   // same as running every node's kernel; that cost O(graph) per pass).
   void refresh_layouts();
-  // Removes n from program order (it stays owned by the graph until cleanup()).
+  // Removes n from program order (it stays owned by the graph, in its pool, until
+  // the graph goes: a pass may still hold it).
   void remove(Node* n);
 
   // Replaces every use of `from` by `to`, in the uses whose node `where` accepts
