@@ -299,7 +299,7 @@ bool Node::has_effects() const {
 // --- graph ---------------------------------------------------------------------
 
 Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
-  auto v = std::make_unique<Value>();
+  Value* v = value_pool_.make();
   v->id_ = int(values_.size());
   v->kind_ = kind;
   v->type_ = std::move(type);
@@ -308,17 +308,17 @@ Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
   bool generated = name.empty();
   if (generated) name = fresh_name("_");
   // One lookup: a new name is inserted at once; a taken one must be generated.
-  if (auto [it, inserted] = by_name_.try_emplace(name, v.get()); !inserted) {
+  if (auto [it, inserted] = by_name_.try_emplace(name, v); !inserted) {
     SF_CHECK(it->second->generated_name_, "value %{} is already defined", name);
     Value* other = it->second;
-    it->second = v.get();
+    it->second = v;
     other->name_ = fresh_name("_");  // not `name`, which v holds now
     by_name_[other->name_] = other;
   }
   v->name_ = std::move(name);
   v->generated_name_ = generated;
-  values_.push_back(std::move(v));
-  return values_.back().get();
+  values_.push_back(v);
+  return v;
 }
 
 std::string Graph::fresh_name(std::string_view hint) {
@@ -429,14 +429,12 @@ Node* Graph::append_call(std::string_view op_name, CallArgs call, SourceLoc loc,
 }
 
 Node* Graph::make_node(Operator& op, std::vector<Arg> bound, bool functional, SourceLoc loc) {
-  auto n = std::make_unique<Node>();
-  n->op_ = &op;
-  n->given_.assign(bound.size(), true);
-  n->args_ = std::move(bound);
-  n->functional_ = functional;
-  n->loc_ = loc;
-  owned_.push_back(std::move(n));
-  Node* raw = owned_.back().get();
+  Node* raw = node_pool_.make();
+  raw->op_ = &op;
+  raw->given_.assign(bound.size(), true);
+  raw->args_ = std::move(bound);
+  raw->functional_ = functional;
+  raw->loc_ = loc;
   if (!raw->args_.empty()) infer_outputs(raw, {});
   return raw;
 }
@@ -815,7 +813,7 @@ std::unique_ptr<Graph> Graph::clone() const {
     return a;
   };
   for (const Node* n : order_) {
-    auto c = std::make_unique<Node>();
+    Node* c = g->node_pool_.make();
     c->op_ = n->op_;
     c->given_ = n->given_;
     c->functional_ = n->functional_;
@@ -829,13 +827,12 @@ std::unique_ptr<Graph> Graph::clone() const {
       Value* v = g->new_value(o->name(), o->type(), o->kind());
       v->symmetric_ = o->symmetric_;
       v->storage_size_ = o->storage_size_;
-      v->producer_ = c.get();
+      v->producer_ = c;
       v->output_index_ = o->output_index_;
       c->outputs_.push_back(v);
       map[size_t(o->id())] = v;
     }
-    g->append(c.get());
-    g->owned_.push_back(std::move(c));
+    g->append(c);
   }
   std::vector<Value*> outs;
   for (Value* o : outputs_) outs.push_back(map[size_t(o->id())]);

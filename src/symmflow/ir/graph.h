@@ -29,6 +29,7 @@
 
 #include "symmflow/core/ivalue.h"
 #include "symmflow/ir/int_expr.h"
+#include "symmflow/ir/pool.h"
 #include "symmflow/ir/rank_set.h"
 #include "symmflow/library/operator.h"
 
@@ -105,20 +106,23 @@ class Value {
 
  private:
   friend class Graph;
-  std::vector<Use> uses_;
-  int returned_ = 0;
+  // What the passes read of every value come first, in two cache lines (a pass
+  // walking 100k nodes misses to memory on each line it touches); the name,
+  // which only printing and renaming read, last.
   int id_ = 0;
-  std::string name_;
   ValueKind kind_ = ValueKind::Tensor;
-  TensorType type_;
-  Node* producer_ = nullptr;
-  int output_index_ = -1;
   bool generated_name_ = false;
   bool symmetric_ = false;
+  Node* producer_ = nullptr;
+  std::vector<Use> uses_;
+  int returned_ = 0;
+  int output_index_ = -1;
   int64_t storage_size_ = 0;
+  TensorType type_;
   // Graph::refresh_layouts' stamp of the last change of type_ or storage_size_
   // (kLayoutChangedByHand after set_type): its readers derived before it are stale.
   uint64_t layout_changed_ = 0;
+  std::string name_;
 };
 
 // Where a buffer lives (passes/memory_plan): an arena and an offset in it.
@@ -282,36 +286,41 @@ class Node {
  private:
   friend class Graph;
   friend class Value;  // set_type marks its producer's layouts stale
-  Operator* op_ = nullptr;
-  std::vector<Arg> args_;
-  std::vector<bool> given_;
-  std::vector<Value*> outputs_;
   void invalidate() { classified_ = false; }
   void classify() const;
+
+  // What every pass reads of every node comes first, in the first cache lines
+  // (a pass walking 100k nodes misses to memory on each line it touches): the
+  // op, arguments, results, position and what it writes. The source location,
+  // the printer's given_ and the note last.
+  Operator* op_ = nullptr;
+  std::vector<Arg> args_;
+  std::vector<Value*> outputs_;
+  mutable size_t pos_ = 0;  // its index in program order (Graph::position)
   // Def-use bookkeeping (Graph): whether the node is in program order (its
   // operands are uses), and for each operand its index in the value's uses().
   bool in_order_ = false;
-  uint64_t mark_ = 0;
-  std::vector<uint32_t> use_pos_;
-  mutable size_t pos_ = 0;  // its index in program order (Graph::position)
-  // Graph::refresh_layouts' bookkeeping: when the results' layouts were last
-  // derived from the arguments (a stamp), and whether the arguments, op or form
-  // changed since in a way that may change them (then the node is derived again).
-  uint64_t layout_at_ = 0;
-  bool layout_stale_ = true;
-
   bool functional_ = false;
-  size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
   // What the node writes and what its outputs are, from the schema: computed on
   // first use and kept (passes ask often), recomputed when the op or the outputs
   // change. Substituting values in the arguments changes neither.
   mutable bool classified_ = false;
+  // Graph::refresh_layouts' bookkeeping: when the results' layouts were last
+  // derived from the arguments (a stamp, layout_at_), and whether the arguments,
+  // op or form changed since in a way that may change them (then the node is
+  // derived again).
+  bool layout_stale_ = true;
+  NodeOrigin origin_ = NodeOrigin::program;
+  Algorithm algorithm_ = Algorithm::none;
   mutable std::vector<WriteSlot> writes_;
   mutable std::vector<std::optional<WriteSlot>> slots_, aliases_;
+  size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
+  std::vector<uint32_t> use_pos_;
+  uint64_t mark_ = 0;
+  uint64_t layout_at_ = 0;
+  std::vector<bool> given_;
   SourceLoc loc_;
-  NodeOrigin origin_ = NodeOrigin::program;
   std::string note_;
-  Algorithm algorithm_ = Algorithm::none;
 };
 
 // Arguments as written at a call site, before binding.
@@ -390,7 +399,8 @@ class Graph {
   // derived, and the readers of a value whose layout changed (the result is the
   // same as running every node's kernel; that cost O(graph) per pass).
   void refresh_layouts();
-  // Removes n from program order (it stays owned by the graph until cleanup()).
+  // Removes n from program order (it stays owned by the graph, in its pool, until
+  // the graph goes: a pass may still hold it).
   void remove(Node* n);
 
   // Replaces every use of `from` by `to`, in the uses whose node `where` accepts
@@ -425,7 +435,7 @@ class Graph {
   void name_after(Value* v, const Value* like);
   Value* find_value(std::string_view name) const;
   size_t num_values() const { return values_.size(); }
-  Value* value(size_t id) const { return values_.at(id).get(); }
+  Value* value(size_t id) const { return values_.at(id); }
 
   // Evaluates an argument to the IValue a kernel gets, reading values from env
   // (indexed by Value::id).
@@ -463,8 +473,11 @@ class Graph {
   std::string name_;
   std::string file_;
   int rank_, world_;
-  std::vector<std::unique_ptr<Value>> values_;
-  std::vector<std::unique_ptr<Node>> owned_;
+  // Every value and node the graph made, in creation order (ir/pool.h);
+  // values_ indexes the values by id.
+  Pool<Value> value_pool_;
+  Pool<Node> node_pool_;
+  std::vector<Value*> values_;
   std::vector<Node*> order_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<TensorType> output_types_;
