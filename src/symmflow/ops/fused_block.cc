@@ -113,12 +113,10 @@ BlockKernel functor_kernel() {
   else return dense_unary<T, Plain<F>>;
 }
 
-// Not sin and cos: SLEEF's sin/cos pick their argument reduction per vector (a
-// huge value in one lane changes the other lanes' last bit), so their bits depend
-// on where a run starts, and a block starts elsewhere than eager's run.
+// sin and cos too: vec::map calls SLEEF's per-lane variants, so an element's
+// bits do not depend on where a block starts (vec_math.h).
 template <typename T>
 BlockKernel unary_table_kernel(std::string_view op) {
-  if (op == "aten::sin" || op == "aten::cos") return nullptr;
 #define SF_BLOCK_UNARY(name, F, to_float, dtypes)                     \
   if constexpr (((dtypes) & kFloats) != 0) {                          \
     if (op == "aten::" #name) return functor_kernel<T, fn::F>();      \
