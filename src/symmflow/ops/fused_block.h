@@ -27,8 +27,9 @@
 namespace symmflow::ops::fused {
 
 // How tiles and blocks read an input of a [..., C] result: full: its shape,
-// contiguous; strided: its shape at rank 1 or 2, any strides; row: a contiguous
-// [C] broadcast over the leading dims; scalar: one element.
+// contiguous; strided: its shape at rank 1 or 2, any strides (rows of unit stride
+// are read in place, by blocks within one row; others are gathered per block);
+// row: a contiguous [C] broadcast over the leading dims; scalar: one element.
 enum class Role : uint8_t { full, strided, row, scalar };
 
 // Result bytes of one block: each step's block stays in L1 (a 32 KiB L1 holds a

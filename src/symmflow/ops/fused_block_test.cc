@@ -120,6 +120,13 @@ TEST(FusedBlock, StridedOperandsAreGatheredWithEagersBits) {
   const Tensor slice = u.as_strided({37, 53}, {57, 1}, 2 * 57 + 1);
   const Tensor xt = edge_values({53, 37}, DType::f32, 2).as_strided({37, 53}, {1, 37}, 0);
   expect_blocks_give_eagers_bits({slice, xt}, "aten::mul.Tensor(x0, x1); aten::exp(t0); aten::sub.Tensor(t1, x0, 1)");
+  // Column slices only (halo2d's stencil operands): read in place, by blocks that
+  // stay within one row, beside a full input and a row.
+  const Tensor west = u.as_strided({37, 53}, {57, 1}, 57), east = u.as_strided({37, 53}, {57, 1}, 57 + 2);
+  const Tensor full = edge_values({37, 53}, DType::f32, 6), row = edge_values({53}, DType::f32, 7);
+  expect_blocks_give_eagers_bits({slice, west, east, full, row},
+                                 "aten::add.Tensor(x1, x2, 1); aten::mul.Scalar(x0, 4.0); aten::sub.Tensor(t0, t1, 1); "
+                                 "aten::mul.Tensor(t2, x4); aten::add.Tensor(x3, t3, 0.2)");
   const Tensor every_third = edge_values({3000}, DType::f64, 4).as_strided({1000}, {3}, 1);
   expect_blocks_give_eagers_bits({every_third, values({1000}, DType::f64, 5)},
                                  "aten::sub.Tensor(x0, x1, 1); aten::sigmoid(t0)");
