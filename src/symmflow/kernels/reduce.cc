@@ -274,8 +274,35 @@ void update_extremes(const T* __restrict row, C* __restrict best, int64_t* __res
 // dense run (amax or argmax over dim 0 of a matrix), each reduced row at a time
 // (update_extremes); per column the same compares as the ordered loop. `at`
 // (the indices) may be null.
+// column_extremes' values when no element is a NaN: `v > b ? v : b` is one
+// vmaxps (ties and +-0 keep b, the first), and one OR per element notes a NaN,
+// against replaces()'s select of about 9 µops per 8 elements (amax over dim 0
+// of 256 x 256 f32: 1.56x PyTorch's time). Returns false if some element is a
+// NaN: then `best` is garbage and the caller runs the ordered rule.
+template <bool kMax, typename T>
+bool column_extremes_without_nan(const T* in, const ReducePlan& p, int64_t outputs, T* best) {
+  std::copy_n(in, outputs, best);
+  int nan = 0;
+  simd::run([&] {
+    for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
+      const T* __restrict row = in + rbase;
+      T* __restrict b = best;
+      int seen = 0;
+      for (int64_t j = 0; j < outputs; ++j) {
+        const T v = row[j];
+        b[j] = (kMax ? v > b[j] : v < b[j]) ? v : b[j];
+        seen |= v != v;
+      }
+      nan |= seen;
+    });
+  });
+  return nan == 0;
+}
+
 template <bool kMax, typename T, typename C>
 void column_extremes(const T* in, const ReducePlan& p, int64_t outputs, C* best, int64_t* at) {
+  if constexpr (std::is_same_v<T, C> && std::is_floating_point_v<C>)
+    if (at == nullptr && column_extremes_without_nan<kMax>(in, p, outputs, best)) return;
   for (int64_t j = 0; j < outputs; ++j) best[j] = C(in[j]);
   if (at != nullptr) std::fill_n(at, outputs, int64_t(0));
   int64_t i = 0;
@@ -308,6 +335,10 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
     }
   }
   if (kept_inner(p) && is_dense_run(p.kept_sizes, p.kept_strides)) {
+    if constexpr (std::is_same_v<T, C>) {  // straight into the result
+      column_extremes<kMax>(in, p, out.numel(), o, nullptr);
+      return;
+    }
     std::vector<C> best(static_cast<size_t>(out.numel()));
     column_extremes<kMax>(in, p, out.numel(), best.data(), nullptr);
     for (size_t j = 0; j < best.size(); ++j) o[j] = T(best[j]);

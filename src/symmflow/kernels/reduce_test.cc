@@ -132,6 +132,36 @@ TEST(Reduce, Deterministic) {
   }
 }
 
+// amax/amin over dim 0 run a vmaxps loop while no element is a NaN and the ordered
+// rule otherwise; either way each column gets the bits the row loop gives the same
+// numbers: the first of tied +-0, the first NaN (its sign too), infinities.
+TEST(Reduce, ColumnExtremesGiveTheRowLoopsBitsWithAndWithoutNaN) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (bool with_nan : {false, true}) {
+      const int64_t rows = 50, cols = 37;
+      std::vector<double> v(size_t(rows * cols));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * 10;
+      for (int64_t r = 0; r < rows; ++r) v[size_t(r * cols + 3)] = r % 2 ? 0.0 : -0.0;  // ties of +-0
+      v[size_t(7 * cols + 5)] = inf;
+      v[size_t(9 * cols + 6)] = -inf;
+      if (with_nan) {
+        v[size_t(11 * cols + 8)] = -nan;
+        v[size_t(20 * cols + 8)] = nan;
+        v[size_t(0 * cols + 36)] = nan;
+      }
+      const Tensor x = to_dtype(from(v, {rows, cols}), dt);
+      const Tensor xt = contiguous(transpose(x, 0, 1));
+      for (auto [p, q] : {std::pair{amax(x, {0}), amax(xt, {1})}, std::pair{amin(x, {0}), amin(xt, {1})}}) {
+        ASSERT_EQ(p.nbytes(), q.nbytes());
+        EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), p.nbytes()), 0) << dtype_name(dt) << " nan " << with_nan;
+      }
+      if (with_nan) EXPECT_TRUE(std::signbit(to_dtype(amax(x, {0}), DType::f64).data<double>()[8]));
+      EXPECT_TRUE(std::signbit(to_dtype(amax(x, {0}), DType::f64).data<double>()[3]));  // -0, the first
+    }
+  }
+}
+
 // Past one cascade block of sum_order.h (4096 elements): the three loops (lanes
 // of all columns side by side, a strided gather, a dense row) give the order's bits.
 TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
