@@ -156,7 +156,9 @@ TEST(Reduce, ColumnExtremesGiveTheRowLoopsBitsWithAndWithoutNaN) {
         ASSERT_EQ(p.nbytes(), q.nbytes());
         EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), p.nbytes()), 0) << dtype_name(dt) << " nan " << with_nan;
       }
-      if (with_nan) EXPECT_TRUE(std::signbit(to_dtype(amax(x, {0}), DType::f64).data<double>()[8]));
+      if (with_nan) {
+        EXPECT_TRUE(std::signbit(to_dtype(amax(x, {0}), DType::f64).data<double>()[8]));  // -NaN, the first
+      }
       EXPECT_TRUE(std::signbit(to_dtype(amax(x, {0}), DType::f64).data<double>()[3]));  // -0, the first
     }
   }
