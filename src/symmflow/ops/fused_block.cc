@@ -131,7 +131,8 @@ BlockKernel unary_table_kernel(std::string_view op) {
 template <typename T>
 class StepCompiler {
  public:
-  StepCompiler(std::span<const Tensor> types, std::span<const Role> roles) : types_(types), roles_(roles) {}
+  StepCompiler(std::span<const Tensor> types, std::span<const Role> roles, std::span<const bool> value_steps = {})
+      : types_(types), roles_(roles), value_steps_(value_steps) {}
 
   // Fills `st` with step `s`'s kernel and sources; false when the blocks do not run it.
   bool compile(const FusedStep& s, BlockProgram::Step& st) {
@@ -212,7 +213,8 @@ class StepCompiler {
   }
   // Whether a source is a block (else one value for every element).
   bool dense(const Source& s) const {
-    return s.kind == Source::Kind::step || (s.kind == Source::Kind::input && roles_[size_t(s.index)] != Role::scalar);
+    if (s.kind == Source::Kind::step) return value_steps_.empty() || !value_steps_[size_t(s.index)];
+    return (s.kind == Source::Kind::input && roles_[size_t(s.index)] != Role::scalar);
   }
   bool alpha(size_t i) {
     const auto a = scalar(i);
@@ -259,6 +261,7 @@ class StepCompiler {
 
   std::span<const Tensor> types_;
   std::span<const Role> roles_;
+  std::span<const bool> value_steps_;  // empty: every step's result is a block
   BlockProgram::Step* st_ = nullptr;
   const std::vector<FusedOperand>* args_ = nullptr;
 };
@@ -464,6 +467,19 @@ std::optional<BlockProgram> BlockProgram::compile(const std::vector<FusedStep>& 
     case DType::f64: return compile_as<double>(steps, types, roles);
     default: return std::nullopt;
   }
+}
+
+std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<const Tensor> types,
+                                               std::span<const Role> roles, std::span<const bool> value_steps) {
+  BlockProgram::Step st;
+  bool ok = false;
+  switch (types.back().dtype()) {
+    case DType::f32: ok = StepCompiler<float>(types, roles, value_steps).compile(step, st); break;
+    case DType::f64: ok = StepCompiler<double>(types, roles, value_steps).compile(step, st); break;
+    default: break;
+  }
+  if (!ok) return std::nullopt;
+  return st;
 }
 
 void BlockProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes) const {

@@ -79,4 +79,13 @@ struct BlockProgram {
   void run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes = INT64_MAX) const;
 };
 
+// One step as a BlockProgram step, for a caller that runs its own loop over the
+// kernels (fused_rows: rows of a block, the per-row results read as one value
+// per row). `types`: the inputs' then every step's type, all of one dtype (f32 or
+// f64); `roles`: how this step reads each input; `value_steps[j]`: whether this
+// step reads step j's result as one value for all its elements (else a block).
+// The step's args keep their sources; nullopt: not a step the blocks run.
+std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<const Tensor> types,
+                                               std::span<const Role> roles, std::span<const bool> value_steps);
+
 }  // namespace symmflow::ops::fused

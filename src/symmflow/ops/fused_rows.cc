@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "symmflow/ops/boxing.h"
+#include "symmflow/ops/fused_rows_raw.h"
 #include "symmflow/ops/fused_steps.h"
 
 namespace symmflow::ops {
@@ -43,7 +44,7 @@ std::vector<const Operator*> resolve(const std::vector<FusedStep>& steps, size_t
   return ops;
 }
 
-enum class Role : uint8_t { full, per_row, row, scalar };
+using Role = fused::RowRole;
 
 // How the blocks view each input, given the widest shape [..., C]; nullopt when
 // some step's result is neither that shape nor its per-row shape [..., 1], or
@@ -87,6 +88,12 @@ bool runs_in_row_blocks(std::span<const Tensor> inputs, const std::vector<FusedS
   return row_layout(inputs, std::span(types).subspan(inputs.size())).has_value();
 }
 
+bool runs_on_raw_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  const auto types = fused::step_types(inputs, steps, resolve(steps, inputs.size()));
+  const auto layout = row_layout(inputs, std::span(types).subspan(inputs.size()));
+  return layout && fused::RawRowProgram::compile(steps, types, layout->shape, layout->roles).has_value();
+}
+
 Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t block_bytes) {
   const auto ops = resolve(steps, inputs.size());
   const auto types = fused::step_types(inputs, steps, ops);
@@ -107,6 +114,11 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
   int64_t item = 1;
   for (const Tensor& t : types) item = std::max(item, int64_t(element_size(t.dtype())));
   const int64_t block = std::clamp<int64_t>(block_bytes / (cols * item), 1, rows);
+  if (const auto raw = fused::RawRowProgram::compile(steps, types, layout->shape, layout->roles)) {
+    // No dispatch per step: smaller blocks, so a block's intermediates stay in L1/L2.
+    raw->run(inputs, out, std::clamp<int64_t>(std::min(block_bytes, kRawRowBlockBytes) / (cols * item), 1, rows));
+    return out;
+  }
   // The result is the widest shape or the per-row one (a chain that ends in a reduction).
   const int64_t out_cols = result_type.sizes() == layout->shape ? cols : 1;
   fused::TileAllocator scratch(fused::tile_scratch_bytes(block * cols, steps.size()));

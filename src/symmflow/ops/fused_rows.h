@@ -10,7 +10,9 @@
 // be a reduction over dims [-1] with keepdim true: aten::sum.dim_IntList,
 // aten::mean.dim (dtype None), aten::amax, aten::amin.
 //
-// Bitwise equal to eager by construction: per block of rows (about
+// f32/f64 chains of fused_block's elementwise steps and row sums/means run on
+// raw blocks (fused_rows_raw.h: no dispatch per step). Otherwise,
+// bitwise equal to eager by construction: per block of rows (about
 // kFusedRowBlockBytes of the widest shape), each step calls the same registered
 // kernel that eager calls, on [rows, C] / [rows, 1] views of the block, into
 // scratch that stays in cache. A reduction kernel sums a row in the one order
@@ -40,6 +42,11 @@ namespace symmflow::ops {
 // ~880 with 64 KiB, ~630-1100 with 256 KiB, ~950 with 512 KiB.
 inline constexpr int64_t kFusedRowBlockBytes = 256 * 1024;
 
+// Bytes of the widest shape per block of rows on the raw path (fused_rows_raw.h),
+// where a step costs its loop only: small enough that a block's input,
+// intermediates and result stay near L1 and in L2.
+inline constexpr int64_t kRawRowBlockBytes = 4096;
+
 // Whether `full_name` is a reduction fused_rows takes as a step (over [-1], keepdim).
 bool is_row_reduction(std::string_view full_name);
 
@@ -48,6 +55,10 @@ bool is_row_step(std::string_view full_name);
 
 // Whether these inputs run block by block (else the steps run on whole tensors).
 bool runs_in_row_blocks(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps);
+
+// Whether they also take the raw path (fused_rows_raw.h: f32/f64, elementwise
+// steps fused_block runs, row sums and means), else each step's kernel runs per block.
+bool runs_on_raw_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps);
 
 // Runs the steps on `inputs` (meta inputs: the result's type only). `block_bytes`
 // (bytes of the widest shape per block, at least one row) is exposed for tests

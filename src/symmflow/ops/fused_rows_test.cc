@@ -95,6 +95,43 @@ TEST(FusedRows, ChainEndingInAReductionGivesPerRowResult) {
   EXPECT_EQ(run_fused_rows(in, parse_fused_program(program)).sizes(), (Shape{20, 1}));
 }
 
+TEST(FusedRows, FloatChainsOfSumsAndBlockStepsTakeTheRawPath) {
+  // f32 and f64 RMSNorm and layer_norm, and a chain that reads a per-row input
+  // [R, 1] and a one-element one, run on raw blocks (fused_rows_raw.h)...
+  for (DType d : {DType::f32, DType::f64}) {
+    SCOPED_TRACE(dtype_name(d));
+    const std::vector<Tensor> rms = {values({37, 53}, d, 0), values({53}, d, 1)};
+    EXPECT_TRUE(runs_on_raw_rows(rms, parse_fused_program(kRmsNorm)));
+    expect_eager_bits_at_every_block_size(rms, kRmsNorm);
+    const std::vector<Tensor> ln = {values({33, 100}, d, 0), values({100}, d, 1), values({100}, d, 2)};
+    EXPECT_TRUE(runs_on_raw_rows(ln, parse_fused_program(kLayerNorm)));
+  }
+  const std::vector<Tensor> in = {values({20, 70}, DType::f32, 0), values({20, 1}, DType::f32, 1),
+                                  values({1}, DType::f32, 2)};
+  const char* program =
+      "aten::mul.Tensor(x0, x0); aten::sum.dim_IntList(t0, [-1], true, None); aten::add.Tensor(t1, x1, 1); "
+      "aten::mul.Tensor(t2, x2); aten::sub.Tensor(x0, t3, 1); aten::div.Tensor(t4, x1)";
+  EXPECT_TRUE(runs_on_raw_rows(in, parse_fused_program(program)));
+  expect_eager_bits_at_every_block_size(in, program);
+  expect_eager_bits_at_every_block_size({with_special_rows({9, 37}), values({37}, DType::f32, 1)}, kRmsNorm);
+}
+
+TEST(FusedRows, ChainsTheRawPathCannotRunCallEachStepsKernel) {
+  // ...but an amax (softmax), a bf16 chain, a mixed-dtype one, rows of one
+  // element: each step's kernel per block, still eager's bits.
+  const std::vector<Tensor> soft = {values({9, 37}, DType::f32, 0)};
+  const std::vector<Tensor> bf = {values({3, 130}, DType::bf16, 0), values({130}, DType::bf16, 1)};
+  const std::vector<Tensor> mixed = {values({6, 40}, DType::f32, 0), values({40}, DType::f64, 1)};
+  const std::vector<Tensor> narrow = {values({12, 1}, DType::f32, 0), values({1}, DType::f32, 1)};
+  for (const auto& [in, program] : {std::pair{soft, kSoftmax}, std::pair{bf, kRmsNorm}, std::pair{mixed, kRmsNorm},
+                                    std::pair{narrow, kRmsNorm}}) {
+    const auto steps = parse_fused_program(program);
+    EXPECT_TRUE(runs_in_row_blocks(in, steps)) << program;
+    EXPECT_FALSE(runs_on_raw_rows(in, steps)) << program << " " << in[0].type_string();
+    expect_eager_bits_at_every_block_size(in, program);
+  }
+}
+
 TEST(FusedRows, RefusesAReductionOverAnotherDimOrWithoutKeepdim) {
   const std::vector<Tensor> in = {values({4, 6}, DType::f32, 0)};
   for (const char* program : {"aten::sum.dim_IntList(x0, [0], true, None); aten::exp(t0)",

@@ -1,0 +1,180 @@
+#include "symmflow/ops/fused_rows_raw.h"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "symmflow/kernels/simd.h"
+#include "symmflow/kernels/sum_order.h"
+#include "symmflow/ops/fused_rows.h"
+
+namespace symmflow::ops::fused {
+
+namespace {
+
+using Source = BlockProgram::Source;
+
+// A row sum or mean step: its input must be blocks of full rows.
+std::optional<RawRowProgram::Step> compile_reduction(const FusedStep& s, std::span<const RowRole> roles,
+                                                     const std::vector<bool>& full) {
+  RawRowProgram::Step st;
+  if (s.op == "aten::sum.dim_IntList") st.kind = RawRowProgram::Step::Kind::sum;
+  else if (s.op == "aten::mean.dim") st.kind = RawRowProgram::Step::Kind::mean;
+  else return std::nullopt;  // amax, amin: their NaN and signed-zero rules stay with reduce.cc's kernel
+  const FusedOperand& x = s.args[0];
+  const bool rows = (x.kind == FusedOperand::Kind::input && roles[size_t(x.index)] == RowRole::full) ||
+                    (x.kind == FusedOperand::Kind::step && full[size_t(x.index)]);
+  if (!rows) return std::nullopt;
+  const bool input = x.kind == FusedOperand::Kind::input;
+  st.step.args = {Source{input ? Source::Kind::input : Source::Kind::step, x.index, 0}};
+  return st;
+}
+
+// An elementwise step. A full step reads a per-row input or step as one value per
+// row (fused_block's scalar role), a per-row step reads them as blocks.
+std::optional<RawRowProgram::Step> compile_elementwise(const FusedStep& s, std::span<const Tensor> types,
+                                                       std::span<const RowRole> roles, const std::vector<bool>& full,
+                                                       bool is_full) {
+  std::vector<Role> block_roles;
+  for (RowRole r : roles) {
+    if (!is_full && (r == RowRole::full || r == RowRole::row)) block_roles.push_back(Role::strided);  // never read
+    else if (r == RowRole::scalar || (is_full && r == RowRole::per_row)) block_roles.push_back(Role::scalar);
+    else block_roles.push_back(Role::full);
+  }
+  std::unique_ptr<bool[]> values(new bool[full.size()]);
+  for (size_t j = 0; j < full.size(); ++j) values[j] = is_full && !full[j];
+  RawRowProgram::Step st;
+  st.full = is_full;
+  auto compiled = compile_step(s, types, block_roles, std::span<const bool>(values.get(), full.size()));
+  if (!compiled) return std::nullopt;
+  st.step = std::move(*compiled);
+  for (const Source& a : st.step.args) {
+    // A per-row step reads per-row operands only (a full one would make it full).
+    if (a.kind == Source::Kind::input && block_roles[size_t(a.index)] == Role::strided) return std::nullopt;
+    if (!is_full && a.kind == Source::Kind::step && full[size_t(a.index)]) return std::nullopt;
+    const bool per_row_input = a.kind == Source::Kind::input && roles[size_t(a.index)] == RowRole::per_row;
+    if (is_full && (per_row_input || (a.kind == Source::Kind::step && !full[size_t(a.index)]))) st.per_row_call = true;
+  }
+  return st;
+}
+
+template <typename T>
+void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor& out, int64_t block_rows) {
+  const int64_t cols = p.cols, rows = numel_of(out.sizes()) / (p.steps.back().full ? cols : 1);
+  const size_t last = p.steps.size() - 1;
+  // Scratch: one block per step but the last (which writes the result), each its
+  // own, so no kernel's output overlaps its operand (the dense loop would run
+  // scalar). A full block starts at the result's address modulo 4 KiB, as the
+  // full inputs do (Storage's allocations), so a load never matches a store still
+  // in flight in its low 12 bits (4K aliasing, a stall per load: RMSNorm's last
+  // multiply, reading one scratch block and storing the result, took 2x its time).
+  constexpr size_t kPage = 4096;
+  const size_t full_bytes = (size_t(block_rows * cols) * sizeof(T) + kPage - 1) / kPage * kPage;
+  const auto row_inputs = std::count(p.roles.begin(), p.roles.end(), RowRole::row);
+  size_t need = 2 * kPage + size_t(row_inputs) * full_bytes;
+  for (size_t j = 0; j < last; ++j) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
+  thread_local std::unique_ptr<std::byte[]> scratch;
+  thread_local size_t capacity = 0;
+  if (capacity < need) {
+    scratch.reset(new std::byte[need]);  // every element is written before it is read
+    capacity = need;
+  }
+  T* const result = static_cast<T*>(out.data_ptr());
+  const uintptr_t start = reinterpret_cast<uintptr_t>(scratch.get());
+  std::byte* next = scratch.get() + ((kPage - start % kPage) % kPage) + reinterpret_cast<uintptr_t>(result) % kPage;
+  std::vector<T*> buf(p.steps.size());
+  for (size_t j = 0; j < last; ++j)
+    if (p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
+  // A row input, repeated over a block's rows once per run, is read as a full block.
+  std::vector<const T*> base(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    base[i] = static_cast<const T*>(inputs[i].data_ptr());
+    if (p.roles[i] != RowRole::row) continue;
+    T* own = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
+    for (int64_t r = 0; r < block_rows; ++r) std::copy_n(base[i], cols, own + r * cols);
+    base[i] = own;
+  }
+  for (size_t j = 0; j < last; ++j)
+    if (!p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
+
+  for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const int64_t k = std::min(block_rows, rows - r0);
+    buf[last] = result + r0 * (p.steps[last].full ? cols : 1);
+    // Operand `a` of a step, at row r of the block (a full step's per-row call) or
+    // for the whole block (r == 0 otherwise): a block of this step's shape, or a value.
+    auto operand = [&](const Source& a, bool full_step, int64_t r) -> BlockArg {
+      switch (a.kind) {
+        case Source::Kind::constant: return {nullptr, a.value};
+        case Source::Kind::step: {
+          const T* s = buf[size_t(a.index)];
+          if (p.steps[size_t(a.index)].full) return {s + r * cols, 0};
+          return full_step ? BlockArg{nullptr, double(s[r])} : BlockArg{s, 0};
+        }
+        case Source::Kind::input: {
+          const T* x = base[size_t(a.index)];
+          switch (p.roles[size_t(a.index)]) {
+            case RowRole::full: return {x + (r0 + r) * cols, 0};
+            case RowRole::row: return {x + r * cols, 0};  // the repeated row
+            case RowRole::per_row: return full_step ? BlockArg{nullptr, double(x[r0 + r])} : BlockArg{x + r0, 0};
+            case RowRole::scalar: return {nullptr, double(x[0])};
+          }
+        }
+      }
+      return {};
+    };
+    for (size_t j = 0; j <= last; ++j) {
+      const RawRowProgram::Step& s = p.steps[j];
+      const BlockProgram::Step& st = s.step;
+      std::array<BlockArg, 3> args;
+      if (s.kind != RawRowProgram::Step::Kind::elementwise) {
+        const T* x = static_cast<const T*>(operand(st.args[0], true, 0).p);
+        T* dst = buf[j];
+        const bool mean = s.kind == RawRowProgram::Step::Kind::mean;
+        kernels::simd::run([&] {  // reduce.cc's dense rows: the ordered sum, then / n in T
+          for (int64_t r = 0; r < k; ++r) {
+            const T total = kernels::ordered_sum_here(x + r * cols, cols);
+            dst[r] = mean ? total / T(cols) : total;
+          }
+        });
+        continue;
+      }
+      const int64_t calls = s.per_row_call ? k : 1, n = s.per_row_call ? cols : k * (s.full ? cols : 1);
+      for (int64_t r = 0; r < calls; ++r) {
+        for (size_t a = 0; a < st.args.size(); ++a) args[a] = operand(st.args[a], s.full, r);
+        st.kernel(args.data(), st.params, buf[j] + r * n, n);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<RawRowProgram> RawRowProgram::compile(const std::vector<FusedStep>& steps, std::span<const Tensor> types,
+                                                    const Shape& shape, std::span<const RowRole> roles) {
+  RawRowProgram p;
+  p.dtype = types.back().dtype();
+  p.cols = shape.back();
+  p.roles.assign(roles.begin(), roles.end());
+  // Rows of one element: reduce.cc sums them by another path (no dense run to reduce).
+  if ((p.dtype != DType::f32 && p.dtype != DType::f64) || p.cols < 2) return std::nullopt;
+  if (std::any_of(types.begin(), types.end(), [&](const Tensor& t) { return t.dtype() != p.dtype; })) return std::nullopt;
+  std::vector<bool> full;
+  for (size_t j = 0; j < steps.size(); ++j) full.push_back(types[roles.size() + j].sizes() == shape);
+  for (size_t j = 0; j < steps.size(); ++j) {
+    auto st = is_row_reduction(steps[j].op) ? compile_reduction(steps[j], roles, full)
+                        : compile_elementwise(steps[j], types, roles, full, full[j]);
+    if (!st) return std::nullopt;
+    p.steps.push_back(std::move(*st));
+  }
+  return p;
+}
+
+void RawRowProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t block_rows) const {
+  if (dtype == DType::f32) run_as<float>(*this, inputs, out, block_rows);
+  else run_as<double>(*this, inputs, out, block_rows);
+}
+
+}  // namespace symmflow::ops::fused
