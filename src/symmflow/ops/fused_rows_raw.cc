@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "symmflow/kernels/lane_extreme.h"
 #include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/sum_order.h"
 #include "symmflow/ops/fused_rows.h"
@@ -23,7 +25,9 @@ std::optional<RawRowProgram::Step> compile_reduction(const FusedStep& s, std::sp
   RawRowProgram::Step st;
   if (s.op == "aten::sum.dim_IntList") st.kind = RawRowProgram::Step::Kind::sum;
   else if (s.op == "aten::mean.dim") st.kind = RawRowProgram::Step::Kind::mean;
-  else return std::nullopt;  // amax, amin: their NaN and signed-zero rules stay with reduce.cc's kernel
+  else if (s.op == "aten::amax") st.kind = RawRowProgram::Step::Kind::amax;
+  else if (s.op == "aten::amin") st.kind = RawRowProgram::Step::Kind::amin;
+  else return std::nullopt;
   const FusedOperand& x = s.args[0];
   const bool rows = (x.kind == FusedOperand::Kind::input && roles[size_t(x.index)] == RowRole::full) ||
                     (x.kind == FusedOperand::Kind::step && full[size_t(x.index)]);
@@ -59,6 +63,35 @@ std::optional<RawRowProgram::Step> compile_elementwise(const FusedStep& s, std::
     if (is_full && (per_row_input || (a.kind == Source::Kind::step && !full[size_t(a.index)]))) st.per_row_call = true;
   }
   return st;
+}
+
+// The sums (or means) of k rows of n: reduce.cc's dense rows, the ordered sum
+// (sum_order.h), then / n in T.
+template <typename T, bool kMean>
+void row_sums(const T* x, int64_t n, int64_t k, T* dst) {
+  kernels::simd::run([&] {
+    for (int64_t r = 0; r < k; ++r) {
+      const T total = kernels::ordered_sum_here(x + r * n, n);
+      dst[r] = kMean ? total / T(n) : total;
+    }
+  });
+}
+
+// The maxima (kMax) or minima of k rows of n: reduce.cc's dense rows, the lanes
+// (lane_extreme.h) or, where they decline (a NaN, an infinity, a zero extreme),
+// the ordered rule: the first NaN wins, else the first of equal extremes.
+template <typename T, bool kMax>
+void row_extremes(const T* x, int64_t n, int64_t k, T* dst) {
+  kernels::simd::run([&] {
+    for (int64_t r = 0; r < k; ++r) {
+      const T* row = x + r * n;
+      T b = row[0];
+      if (!kernels::lane_extreme_here<kMax>(row, n, b))
+        for (int64_t i = 1; i < n; ++i)
+          if (!std::isnan(b) && (std::isnan(row[i]) || (kMax ? row[i] > b : row[i] < b))) b = row[i];
+      dst[r] = b;
+    }
+  });
 }
 
 template <typename T>
@@ -132,13 +165,13 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
       if (s.kind != RawRowProgram::Step::Kind::elementwise) {
         const T* x = static_cast<const T*>(operand(st.args[0], true, 0).p);
         T* dst = buf[j];
-        const bool mean = s.kind == RawRowProgram::Step::Kind::mean;
-        kernels::simd::run([&] {  // reduce.cc's dense rows: the ordered sum, then / n in T
-          for (int64_t r = 0; r < k; ++r) {
-            const T total = kernels::ordered_sum_here(x + r * cols, cols);
-            dst[r] = mean ? total / T(cols) : total;
-          }
-        });
+        switch (s.kind) {
+          case RawRowProgram::Step::Kind::sum: row_sums<T, false>(x, cols, k, dst); break;
+          case RawRowProgram::Step::Kind::mean: row_sums<T, true>(x, cols, k, dst); break;
+          case RawRowProgram::Step::Kind::amax: row_extremes<T, true>(x, cols, k, dst); break;
+          case RawRowProgram::Step::Kind::amin: row_extremes<T, false>(x, cols, k, dst); break;
+          case RawRowProgram::Step::Kind::elementwise: break;
+        }
         continue;
       }
       const int64_t calls = s.per_row_call ? k : 1, n = s.per_row_call ? cols : k * (s.full ? cols : 1);

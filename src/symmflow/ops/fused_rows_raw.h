@@ -5,11 +5,11 @@
 // result or per-row input read as that row's one value (eager's broadcast loop
 // computes each element from the same two values). A row sum or mean is
 // kernels/sum_order.h's ordered sum of the row, then (mean) the division by the
-// row length in the dtype: reduce.cc's dense-row path, so bitwise eager's.
+// row length in the dtype, and a row amax/amin is lane_extreme.h's or the ordered
+// rule: reduce.cc's dense-row paths, so bitwise eager's.
 //
 // Takes chains whose inputs and steps all have the chain's dtype, rows of at
-// least 2 elements, and reductions that are sum or mean over a block of full
-// rows; anything else (amax/amin, bool masks, bf16, a step the blocks do not
+// least 2 elements, and reductions over a block of full rows; anything else (bool masks, bf16, a step the blocks do not
 // run) compiles to nullopt and fused_rows calls each step's kernel instead.
 #pragma once
 #include <optional>
@@ -28,7 +28,7 @@ enum class RowRole : uint8_t { full, per_row, row, scalar };
 
 struct RawRowProgram {
   struct Step {
-    enum class Kind : uint8_t { elementwise, sum, mean } kind = Kind::elementwise;
+    enum class Kind : uint8_t { elementwise, sum, mean, amax, amin } kind = Kind::elementwise;
     BlockProgram::Step step;  // elementwise: kernel, params, sources; sum, mean: args[0] the rows summed
     bool full = false;        // result [k, C] per block of k rows (else [k, 1])
     bool per_row_call = false;  // a full step that reads a per-row value or a row input: one call per row

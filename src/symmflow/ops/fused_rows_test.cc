@@ -95,8 +95,8 @@ TEST(FusedRows, ChainEndingInAReductionGivesPerRowResult) {
   EXPECT_EQ(run_fused_rows(in, parse_fused_program(program)).sizes(), (Shape{20, 1}));
 }
 
-TEST(FusedRows, FloatChainsOfSumsAndBlockStepsTakeTheRawPath) {
-  // f32 and f64 RMSNorm and layer_norm, and a chain that reads a per-row input
+TEST(FusedRows, FloatChainsOfReductionsAndBlockStepsTakeTheRawPath) {
+  // f32 and f64 RMSNorm, softmax and layer_norm, and a chain that reads a per-row input
   // [R, 1] and a one-element one, run on raw blocks (fused_rows_raw.h)...
   for (DType d : {DType::f32, DType::f64}) {
     SCOPED_TRACE(dtype_name(d));
@@ -105,6 +105,7 @@ TEST(FusedRows, FloatChainsOfSumsAndBlockStepsTakeTheRawPath) {
     expect_eager_bits_at_every_block_size(rms, kRmsNorm);
     const std::vector<Tensor> ln = {values({33, 100}, d, 0), values({100}, d, 1), values({100}, d, 2)};
     EXPECT_TRUE(runs_on_raw_rows(ln, parse_fused_program(kLayerNorm)));
+    EXPECT_TRUE(runs_on_raw_rows(std::vector<Tensor>{values({9, 37}, d, 0)}, parse_fused_program(kSoftmax)));
   }
   const std::vector<Tensor> in = {values({20, 70}, DType::f32, 0), values({20, 1}, DType::f32, 1),
                                   values({1}, DType::f32, 2)};
@@ -117,13 +118,14 @@ TEST(FusedRows, FloatChainsOfSumsAndBlockStepsTakeTheRawPath) {
 }
 
 TEST(FusedRows, ChainsTheRawPathCannotRunCallEachStepsKernel) {
-  // ...but an amax (softmax), a bf16 chain, a mixed-dtype one, rows of one
-  // element: each step's kernel per block, still eager's bits.
-  const std::vector<Tensor> soft = {values({9, 37}, DType::f32, 0)};
+  // ...but a bf16 chain, a mixed-dtype one, rows of one element, a comparison's
+  // bool mask: each step's kernel per block, still eager's bits.
+  const std::vector<Tensor> masked = {values({9, 37}, DType::f32, 0)};
+  const char* kMasked = "aten::amax(x0, [-1], true); aten::lt.Tensor(x0, t0); aten::where.ScalarOther(t1, x0, 0)";
   const std::vector<Tensor> bf = {values({3, 130}, DType::bf16, 0), values({130}, DType::bf16, 1)};
   const std::vector<Tensor> mixed = {values({6, 40}, DType::f32, 0), values({40}, DType::f64, 1)};
   const std::vector<Tensor> narrow = {values({12, 1}, DType::f32, 0), values({1}, DType::f32, 1)};
-  for (const auto& [in, program] : {std::pair{soft, kSoftmax}, std::pair{bf, kRmsNorm}, std::pair{mixed, kRmsNorm},
+  for (const auto& [in, program] : {std::pair{masked, kMasked}, std::pair{bf, kRmsNorm}, std::pair{mixed, kRmsNorm},
                                     std::pair{narrow, kRmsNorm}}) {
     const auto steps = parse_fused_program(program);
     EXPECT_TRUE(runs_in_row_blocks(in, steps)) << program;
