@@ -100,10 +100,10 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   const size_t last = p.steps.size() - 1;
   // Scratch: one block per step but the last (which writes the result), each its
   // own, so no kernel's output overlaps its operand (the dense loop would run
-  // scalar). A full block starts at the result's address modulo 4 KiB, as the
-  // full inputs do (Storage's allocations), so a load never matches a store still
-  // in flight in its low 12 bits (4K aliasing, a stall per load: RMSNorm's last
-  // multiply, reading one scratch block and storing the result, took 2x its time).
+  // scalar). A full block starts at the result's address modulo 4 KiB, so a
+  // load from it never matches a result store still in flight in its low 12 bits
+  // (4K aliasing, the likely cause: with blocks placed anyhow RMSNorm 1M took
+  // 1.8x as long in a median of 60 calls; docs/performance.md).
   constexpr size_t kPage = 4096;
   const size_t full_bytes = (size_t(block_rows * cols) * sizeof(T) + kPage - 1) / kPage * kPage;
   const auto row_inputs = std::count(p.roles.begin(), p.roles.end(), RowRole::row);
