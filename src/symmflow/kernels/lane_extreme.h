@@ -16,6 +16,7 @@
 #pragma once
 #include <cstdint>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -163,6 +164,30 @@ bool lane_extreme(const C* x, int64_t n, C& out) {
 template <bool kMax, typename C>
 bool lane_extreme_here(const C* x, int64_t n, C& out) {
   return lane_extreme_detail::extreme_loop<kMax>(x, n, out);
+}
+
+// Whether v replaces best in a running max (kMax) or min, PyTorch's ordered rule:
+// a NaN best sticks, a NaN v replaces anything, ties keep the first.
+template <bool kMax, typename C>
+bool replaces(C v, C best) {
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(v)) return true;
+  }
+  return kMax ? v > best : v < best;
+}
+
+// The max (kMax) or min of a dense run x[0..n), n >= 1, by the ordered rule: the
+// lanes, or the ordered loop where they decline. The one row extreme of amax/amin
+// over the last dim, softmax's row max and the fused row chains; in the caller's
+// instruction set (a row loop inside simd::run).
+template <bool kMax, typename C>
+C row_extreme_here(const C* x, int64_t n) {
+  C b = x[0];
+  if (!lane_extreme_here<kMax>(x, n, b))
+    for (int64_t i = 1; i < n; ++i)
+      if (replaces<kMax>(x[i], b)) b = x[i];
+  return b;
 }
 
 // The first index of the max (kMax) or min of x[0..n) into at, vectorized, in the

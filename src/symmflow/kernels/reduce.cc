@@ -245,17 +245,6 @@ template <typename T>
 using extreme_cmp_t =
     std::conditional_t<is_half_v<T>, float, std::conditional_t<std::is_same_v<T, bool>, int, T>>;
 
-// Whether v replaces best in a running max (kMax) or min: a NaN best sticks, a NaN
-// v replaces anything, ties keep the first.
-template <bool kMax, typename C>
-bool replaces(C v, C best) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (std::isnan(best)) return false;
-    if (std::isnan(v)) return true;
-  }
-  return kMax ? v > best : v < best;
-}
-
 // One reduced row (element i of every column) into the running extremes of the
 // columns: replaces()'s rule written as selects, so that gcc vectorizes the loop
 // across the columns (kIndex: with their indices).
@@ -323,12 +312,7 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
     if (!kept_inner(p) && is_dense_run(p.red_sizes, p.red_strides)) {
       simd::run([&] {  // every row in one AVX2 clone (simd.h)
         for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
-          const T* x = in + base;
-          C b = x[0];
-          if (!lane_extreme_here<kMax>(x, p.red_count, b))
-            for (int64_t i = 1; i < p.red_count; ++i)
-              if (replaces<kMax>(x[i], b)) b = x[i];
-          *o++ = b;
+          *o++ = row_extreme_here<kMax>(in + base, p.red_count);
         });
       });
       return;

@@ -39,10 +39,7 @@ void softmax_kernel(const Tensor& x, int64_t dim, const Tensor& out) {
         for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i]);
       else
         for (int64_t i = 0; i < n; ++i) row[i] = C(in[base + i * stride]);
-      C m = row[0];
-      if (!lane_extreme_here<true>(row.data(), n, m))
-        for (int64_t i = 1; i < n; ++i)  // the ordered max: the first NaN wins
-          if (std::isnan(row[i]) || row[i] > m) m = std::isnan(m) ? m : row[i];
+      const C m = row_extreme_here<true>(row.data(), n);
       for (int64_t i = 0; i < n; ++i) row[i] -= m;
       if constexpr (kLog) {
         ex.assign(row.begin(), row.end());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -77,20 +76,13 @@ void row_sums(const T* x, int64_t n, int64_t k, T* dst) {
   });
 }
 
-// The maxima (kMax) or minima of k rows of n: reduce.cc's dense rows, the lanes
-// (lane_extreme.h) or, where they decline (a NaN, an infinity, a zero extreme),
-// the ordered rule: the first NaN wins, else the first of equal extremes.
+// The maxima (kMax) or minima of k rows of n: the row extreme of reduce.cc's
+// amax/amin over the last dim (lane_extreme.h's row_extreme_here), so the bits
+// are eager's.
 template <typename T, bool kMax>
 void row_extremes(const T* x, int64_t n, int64_t k, T* dst) {
   kernels::simd::run([&] {
-    for (int64_t r = 0; r < k; ++r) {
-      const T* row = x + r * n;
-      T b = row[0];
-      if (!kernels::lane_extreme_here<kMax>(row, n, b))
-        for (int64_t i = 1; i < n; ++i)
-          if (!std::isnan(b) && (std::isnan(row[i]) || (kMax ? row[i] > b : row[i] < b))) b = row[i];
-      dst[r] = b;
-    }
+    for (int64_t r = 0; r < k; ++r) dst[r] = kernels::row_extreme_here<kMax>(x + r * n, n);
   });
 }
 
