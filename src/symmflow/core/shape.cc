@@ -35,6 +35,18 @@ Shape contiguous_strides(std::span<const int64_t> sizes) {
   return st;
 }
 
+bool has_contiguous_strides(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  if (strides.size() != sizes.size()) return false;
+  int64_t acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (strides[i] != acc) return false;
+    if (i == 0) break;  // as contiguous_strides: the outermost size scales nothing
+    // Past int64, contiguous_strides is an Error: no stride equals such a product.
+    if (__builtin_mul_overflow(acc, std::max<int64_t>(sizes[i], 1), &acc)) return false;
+  }
+  return true;
+}
+
 int64_t storage_extent(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t offset) {
   if (numel_of(sizes) == 0) return 0;
   auto what = [&] {

@@ -15,6 +15,8 @@ int64_t numel_of(std::span<const int64_t> sizes);
 // (and so past size_t) it is an Error: the cap on any tensor, meta included.
 int64_t nbytes_of(std::span<const int64_t> sizes, size_t itemsize);
 Shape contiguous_strides(std::span<const int64_t> sizes);
+// strides == contiguous_strides(sizes), without building them.
+bool has_contiguous_strides(std::span<const int64_t> sizes, std::span<const int64_t> strides);
 // The elements a view needs in its storage: offset + 1 + sum((size - 1) * stride),
 // 0 for an empty view. Strides are non-negative. Overflow is an Error.
 int64_t storage_extent(std::span<const int64_t> sizes, std::span<const int64_t> strides, int64_t offset);

@@ -56,6 +56,16 @@ TEST(Shape, ContiguousStridesRejectOverflowEvenForAnEmptyShape) {
   EXPECT_EQ(contiguous_strides(Shape{k2To32, 2}), (Shape{2, 1}));
 }
 
+TEST(Shape, HasContiguousStridesAgreesWithContiguousStridesWithoutBuildingThem) {
+  for (const Shape& sizes : {Shape{}, Shape{5}, Shape{0, 3, 4}, Shape{2, 1, 3}, Shape{k2To32, 2}})
+    EXPECT_TRUE(has_contiguous_strides(sizes, contiguous_strides(sizes))) << shape_to_string(sizes);
+  EXPECT_FALSE(has_contiguous_strides(Shape{4, 4}, Shape{1, 4}));     // transposed
+  EXPECT_FALSE(has_contiguous_strides(Shape{2, 1, 3}, Shape{3, 1, 1}));  // a size-1 dim's stride counts
+  EXPECT_FALSE(has_contiguous_strides(Shape{4, 4}, Shape{4}));        // rank differs
+  // contiguous_strides throws here; no stride list matches.
+  EXPECT_FALSE(has_contiguous_strides(Shape{0, k2To32, k2To32}, Shape{0, k2To32, 1}));
+}
+
 TEST(Shape, StorageExtentIsCheckedAndZeroForEmptyViews) {
   EXPECT_EQ(storage_extent(Shape{4, 4}, Shape{4, 1}, 4), 20);
   EXPECT_EQ(storage_extent(Shape{0, 4}, Shape{4, 1}, 7), 0);

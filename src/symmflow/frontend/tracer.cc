@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "symmflow/library/dispatcher.h"
 
 namespace symmflow::frontend {
@@ -29,8 +31,14 @@ Tensor Tracer::input(const Tensor& example) {
   ir::Value* v = g_->add_input(fmt::format("in{}", g_->inputs().size()), type);
   Tensor t = type.meta();
   values_[t.unsafe_impl()] = v;
-  tensor_of_[v] = t;
+  set_tensor_of(v, t);
   return t;
+}
+
+void Tracer::set_tensor_of(const ir::Value* v, Tensor t) {
+  const size_t id = size_t(v->id());
+  if (id >= tensor_of_.size()) tensor_of_.resize(std::max(id + 1, 2 * tensor_of_.size()));
+  tensor_of_[id] = std::move(t);
 }
 
 bool Tracer::is_traced(const Tensor& t) const { return t.defined() && values_.count(t.unsafe_impl()); }
@@ -56,6 +64,7 @@ ir::Arg Tracer::to_arg(const IValue& v, std::string_view op) const {
 std::vector<IValue> Tracer::record(std::string_view op, std::span<const IValue> positional, const Kwargs& kwargs) {
   SF_CHECK(!finished_, "{}: recorded after the trace finished", op);
   ir::CallArgs call;
+  call.positional.reserve(positional.size());
   for (const auto& v : positional) call.positional.push_back(to_arg(v, op));
   for (const auto& [k, v] : kwargs) call.keywords.emplace_back(k, to_arg(v, op));
   ir::Node* n = g_->append_call(op, std::move(call));
@@ -63,21 +72,23 @@ std::vector<IValue> Tracer::record(std::string_view op, std::span<const IValue> 
   // Each result: the written input itself, or a new tracer tensor of its type.
   auto slots = n->output_slots();
   std::vector<Tensor> outs;
+  outs.reserve(n->outputs().size());
   for (size_t i = 0; i < n->outputs().size(); ++i) {
     Tensor t;
     if (slots[i]) {
       const ir::Arg& a = n->arg(slots[i]->arg);
-      t = tensor_of_.at((slots[i]->elem < 0 ? a : a.elems[size_t(slots[i]->elem)]).value);
+      t = tensor_of_.at(size_t((slots[i]->elem < 0 ? a : a.elems[size_t(slots[i]->elem)]).value->id()));
     } else {
       t = n->output(i)->type().meta();
       values_[t.unsafe_impl()] = n->output(i);
     }
-    tensor_of_[n->output(i)] = t;
-    outs.push_back(t);
+    set_tensor_of(n->output(i), t);
+    outs.push_back(std::move(t));
   }
   // Shaped like the schema's returns.
   const auto& returns = n->schema().returns;
   std::vector<IValue> result;
+  result.reserve(returns.size());
   if (returns.size() == 1 && returns[0].type.kind() == SchemaType::Kind::List) {
     IValueList l(outs.begin(), outs.end());
     result.emplace_back(std::move(l));

@@ -53,9 +53,11 @@ class Tracer {
   std::unique_ptr<ir::Graph> g_;
   // A written input's result is the user's own tensor (it keeps meaning the
   // imperative value %x); every other result is a new tracer tensor. tensor_of_
-  // holds every tracer tensor, so their impls stay alive and unique.
+  // (by value id, dense: one slot per value, no map node per op) holds every
+  // tracer tensor, so their impls stay alive and unique.
   std::unordered_map<const TensorImpl*, ir::Value*> values_;
-  std::unordered_map<ir::Value*, Tensor> tensor_of_;
+  std::vector<Tensor> tensor_of_;
+  void set_tensor_of(const ir::Value* v, Tensor t);
   Tracer* previous_ = nullptr;
   bool finished_ = false;
 };

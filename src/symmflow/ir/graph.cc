@@ -28,7 +28,7 @@ TensorType TensorType::of(const Tensor& t) {
 }
 
 bool TensorType::is_contiguous_at_zero() const {
-  return offset == 0 && (strides.empty() || strides == contiguous_strides(sizes));
+  return offset == 0 && (strides.empty() || has_contiguous_strides(sizes, strides));
 }
 
 int64_t TensorType::numel() const { return numel_of(sizes); }
@@ -36,9 +36,13 @@ int64_t TensorType::numel() const { return numel_of(sizes); }
 int64_t TensorType::nbytes() const { return nbytes_of(sizes, element_size(dtype)); }
 
 int64_t TensorType::storage_bytes() const {
-  const Shape st = strides.empty() ? contiguous_strides(sizes) : strides;
-  return checked_mul(storage_extent(sizes, st, offset), int64_t(element_size(dtype)),
-                     [&] { return "the storage bytes of " + str(); });
+  // Every node's result asks (Graph::set_results): no copy of the strides, and
+  // none built for a contiguous type, whose extent is offset + numel.
+  auto what = [&] { return "the storage bytes of " + str(); };
+  int64_t extent = 0;
+  if (!strides.empty()) extent = storage_extent(sizes, strides, offset);
+  else if (const int64_t n = numel(); n > 0) extent = checked_add(offset, n, what);
+  return checked_mul(extent, int64_t(element_size(dtype)), what);
 }
 
 std::pair<int64_t, int64_t> TensorType::byte_extent() const {
@@ -377,6 +381,7 @@ Node* Graph::append_call(std::string_view op_name, CallArgs call, SourceLoc loc,
     call.positional.pop_back();
   }
   std::vector<IValue> positional;
+  positional.reserve(call.positional.size());
   for (const auto& a : call.positional) positional.push_back(meta_value(a));
   Kwargs kwargs;
   for (const auto& [k, a] : call.keywords) {
@@ -444,7 +449,7 @@ Node* Graph::make_node_typed(Operator& op, std::vector<Arg> bound, SourceLoc loc
   n->given_.assign(bound.size(), true);
   n->args_ = std::move(bound);
   n->num_returns_ = results.size();
-  set_results(n, {}, results);
+  set_results(n, {}, std::move(results));
   return n;
 }
 
@@ -481,6 +486,7 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::opti
   size_t n_returns = outs.size();
   n->num_returns_ = n_returns;
   std::vector<TensorType> types;
+  types.reserve(outs.size());
   for (const auto& t : outs) types.push_back(TensorType::of(t));
   if (n->functional_) {
     n->outputs_.assign(n_returns, nullptr);
@@ -494,17 +500,17 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::opti
         types.push_back(TensorType::of(slot.to_tensor()));
       }
   }
-  set_results(n, out_names, types);
+  set_results(n, out_names, std::move(types));
 }
 
-void Graph::set_results(Node* n, const std::vector<std::string>& out_names, const std::vector<TensorType>& types) {
+void Graph::set_results(Node* n, const std::vector<std::string>& out_names, std::vector<TensorType> types) {
   if (!out_names.empty())
     SF_CHECK(out_names.size() == types.size(), "{} returns {} tensor{}, but {} name{} given",
              n->op_->full_name(), types.size(), types.size() == 1 ? "" : "s", out_names.size(),
              out_names.size() == 1 ? " is" : "s are");
   n->outputs_.clear();
   for (size_t i = 0; i < types.size(); ++i) {
-    Value* v = new_value(out_names.empty() ? std::string() : out_names[i], types[i]);
+    Value* v = new_value(out_names.empty() ? std::string() : out_names[i], std::move(types[i]));
     v->producer_ = n;
     v->output_index_ = int(i);
     n->outputs_.push_back(v);

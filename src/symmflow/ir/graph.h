@@ -467,7 +467,7 @@ class Graph {
   // `meta`: meta_args(n's arguments) when the caller has them already.
   void infer_outputs(Node* n, std::vector<std::string> out_names, std::optional<std::vector<IValue>> meta = {});
   // n's result values, of these types, with their storage sizes.
-  void set_results(Node* n, const std::vector<std::string>& out_names, const std::vector<TensorType>& types);
+  void set_results(Node* n, const std::vector<std::string>& out_names, std::vector<TensorType> types);
   void share_storage_sizes(Node* n);
 
   std::string name_;

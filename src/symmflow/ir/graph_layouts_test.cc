@@ -8,6 +8,8 @@
 
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "symmflow/ir/parser.h"
 
@@ -86,6 +88,23 @@ TEST(RefreshLayouts, KeepsLayoutsWhenAnOperandIsReplacedBySameLayout) {
   g->replace_uses(g->find_value("a"), g->find_value("x"));
   expect_as_derived_from_scratch(*g);
   EXPECT_EQ(layouts(*g), before);
+}
+
+// storage_bytes skips building contiguous strides: the same bytes as the
+// strides spelled out, offset included, and 0 for an empty view.
+TEST(TensorTypeBytes, StorageBytesOfAContiguousTypeEqualThoseWithItsStridesSpelledOut) {
+  for (const auto& [sizes, offset] : std::vector<std::pair<Shape, int64_t>>{
+           {{2, 3}, 0}, {{2, 3}, 5}, {{7}, 1}, {{}, 3}, {{0, 4}, 9}, {{4, 1, 2}, 0}}) {
+    const TensorType implicit{DType::f32, sizes, {}, offset};
+    const TensorType spelled{DType::f32, sizes, contiguous_strides(sizes), offset};
+    EXPECT_EQ(implicit.storage_bytes(), spelled.storage_bytes()) << implicit.str(true);
+    EXPECT_EQ(implicit.is_contiguous_at_zero(), offset == 0);
+    EXPECT_EQ(spelled.is_contiguous_at_zero(), offset == 0);
+  }
+  EXPECT_EQ((TensorType{DType::f32, {2, 3}, {}, 5}.storage_bytes()), (5 + 6) * 4);
+  EXPECT_EQ((TensorType{DType::f64, {0, 4}, {}, 9}.storage_bytes()), 0);
+  EXPECT_EQ((TensorType{DType::f32, {3, 2}, {1, 3}, 0}.storage_bytes()), 6 * 4);
+  EXPECT_FALSE((TensorType{DType::f32, {3, 2}, {1, 3}, 0}.is_contiguous_at_zero()));
 }
 
 }  // namespace
