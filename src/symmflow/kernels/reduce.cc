@@ -366,12 +366,13 @@ bool column_extremes_without_nan(const T* in, const ReducePlan& p, int64_t outpu
       for (int h = 0; h < kV; ++h) std::memcpy(best + c + h * kW, &b[h], sizeof(Vec));
       for (int e = 0; e < kW; ++e) nan |= seen[e] != 0;
     }
-    if (whole == outputs) return;
+    const int64_t m = outputs - whole;  // the columns row by row
+    if (m == 0) return;
     for_each_offset(p.red_sizes, p.red_strides, 0, [&](int64_t rbase) {
-      const T* __restrict row = in + rbase;
-      T* __restrict b = best;
+      const T* __restrict row = in + rbase + whole;
+      T* __restrict b = best + whole;
       int seen = 0;
-      for (int64_t j = whole; j < outputs; ++j) {
+      for (int64_t j = 0; j < m; ++j) {
         const T v = row[j];
         b[j] = (kMax ? v > b[j] : v < b[j]) ? v : b[j];
         seen |= v != v;
