@@ -164,6 +164,36 @@ TEST(Reduce, ColumnExtremesGiveTheRowLoopsBitsWithAndWithoutNaN) {
   }
 }
 
+// An input in L2 runs the columns by pieces of 8 vectors in registers (64 f32 or
+// 32 f64 columns), the columns past the last piece row by row: both must give the
+// row loop's bits, with a NaN in a piece (also in row 0, which starts the
+// extremes) or in the tail, ties of +-0 and infinities in both.
+TEST(Reduce, ColumnExtremesInRegisterPiecesGiveTheRowLoopsBits) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const int64_t rows = 46, cols = 150;  // f32: 2 pieces and 22 columns; f64: 4 pieces and 22; -0 first, +0 last
+  for (DType dt : {DType::f32, DType::f64}) {
+    for (int nan_at : {-1, 5 * int(cols) + 40, 40, 44 * int(cols) + 140}) {  // none, a piece, row 0, the tail
+      std::vector<double> v(size_t(rows * cols));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(double(i)) * 10;
+      for (int64_t c : {3, 130})
+        for (int64_t r = 0; r < rows; ++r) v[size_t(r * cols + c)] = r % 2 ? 0.0 : -0.0;
+      v[size_t(7 * cols + 5)] = inf, v[size_t(9 * cols + 6)] = -inf, v[size_t(8 * cols + 135)] = -inf;
+      if (nan_at >= 0) v[size_t(nan_at)] = -nan;
+      const Tensor x = to_dtype(from(v, {rows, cols}), dt);
+      const Tensor xt = contiguous(transpose(x, 0, 1));
+      for (auto [p, q] : {std::pair{amax(x, {0}), amax(xt, {1})}, std::pair{amin(x, {0}), amin(xt, {1})}}) {
+        ASSERT_EQ(p.nbytes(), q.nbytes());
+        EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), p.nbytes()), 0) << dtype_name(dt) << " nan at " << nan_at;
+      }
+      const Tensor mx = to_dtype(amax(x, {0}), DType::f64);
+      EXPECT_TRUE(std::signbit(mx.data<double>()[3]) && std::signbit(mx.data<double>()[130]));  // -0, the first
+      if (nan_at >= 0) {
+        EXPECT_TRUE(std::isnan(mx.data<double>()[nan_at % cols])) << nan_at;
+      }
+    }
+  }
+}
+
 // Past one cascade block of sum_order.h (4096 elements): the three loops (lanes
 // of all columns side by side, a strided gather, a dense row) give the order's bits.
 TEST(Reduce, SumFollowsSumOrderInEveryLoop) {
@@ -198,11 +228,38 @@ void expect_column_sums_in_sum_order(DType dt, int64_t rows, int64_t cols) {
   }
 }
 
+// Fewer than 4096 rows of an input in L2: the lanes of 8-vector pieces of
+// columns in registers (300 x 200 f32: three pieces and 8 columns by blocks),
+// also with fewer rows than lanes, a partial last group of 32 rows, and fewer
+// columns than one piece.
 TEST(Reduce, ColumnSumsFollowSumOrderInEveryBlock) {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 200}, {4100, 20}, {40, 4000}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{300, 200}, {4100, 20}, {40, 4000}, {7, 130}, {33, 64},
+                            {95, 257}, {31, 40}}) {
     expect_column_sums_in_sum_order<float>(DType::f32, rows, cols);
     expect_column_sums_in_sum_order<double>(DType::f64, rows, cols);
   }
+}
+
+// Infinities and NaNs in register pieces: each column's sum is still sum_order's
+// (inf - inf and a NaN give its NaN, bit for bit).
+TEST(Reduce, ColumnSumsWithInfinitiesAndNaNFollowSumOrder) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const int64_t rows = 70, cols = 128;
+  std::vector<double> v(size_t(rows * cols));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::cos(double(i)) * 3;
+  v[size_t(3 * cols + 1)] = inf, v[size_t(40 * cols + 1)] = -inf;  // column 1: NaN
+  v[size_t(5 * cols + 2)] = -inf;                                  // column 2: -inf
+  v[size_t(69 * cols + 100)] = -nan, v[size_t(0 * cols + 101)] = nan;
+  for (int64_t r = 0; r < rows; ++r) v[size_t(r * cols + 7)] = -0.0;  // column 7: +0 (a lane starts at +0)
+  const Tensor x = from(v, {rows, cols});
+  const Tensor dense = contiguous(transpose(x, 0, 1));
+  const Tensor s = sum(x, {0});
+  for (int64_t c = 0; c < cols; ++c) {
+    const float want = ordered_sum(dense.data<float>() + c * rows, rows);
+    EXPECT_EQ(std::memcmp(s.data<float>() + c, &want, sizeof want), 0) << "column " << c;
+  }
+  EXPECT_TRUE(std::isnan(s.data<float>()[1]));
+  EXPECT_EQ(s.data<float>()[2], -INFINITY);
 }
 
 TEST(Reduce, Mean) {
