@@ -177,6 +177,28 @@ TEST(FusedRows, ProgramTextTakesIntLists) {
   EXPECT_THROW(parse_fused_program("aten::amax(x0, [-1, true)"), Error);
 }
 
+TEST(FusedRows, TheRegisteredOpRePlansWhenItsInputsChange) {
+  // Through the dispatcher, as a compiled program calls it: the plan made on the
+  // first call serves the second; new sizes, a new dtype, and the same sizes with
+  // other strides (a transposed square: unfused) each get their own.
+  const Operator& op = Dispatcher::instance().get("symmflow::fused_rows");
+  OpContext ctx(DispatchKey::CPU);
+  const std::string program = kRmsNorm;
+  const Tensor square = values({40, 40}, DType::f32, 0);
+  const std::vector<std::vector<Tensor>> calls = {
+      {values({64, 300}, DType::f32, 0), values({300}, DType::f32, 1)},
+      {with_special_rows({64, 300}), values({300}, DType::f32, 1)},
+      {values({7, 5000}, DType::f64, 0), values({5000}, DType::f64, 1)},
+      {values({7, 50}, DType::bf16, 0), values({50}, DType::bf16, 1)},
+      {square, values({40}, DType::f32, 1)},
+      {kernels::transpose(square, 0, 1), values({40}, DType::f32, 1)}};
+  for (const std::vector<Tensor>& in : calls) {
+    const std::vector<IValue> args = {IValue(in), IValue(program)};
+    const Tensor got = op.call(ctx, args).at(0).to_tensor();
+    EXPECT_TRUE(same_bits(got, eager(in, parse_fused_program(program)))) << in[0].type_string();
+  }
+}
+
 TEST(FusedRows, MetaInputsGiveTheResultType) {
   const std::vector<Tensor> in = {Tensor::meta({6, 10}, DType::bf16), Tensor::meta({10}, DType::bf16)};
   const Tensor r = run_fused_rows(in, parse_fused_program(kRmsNorm));
