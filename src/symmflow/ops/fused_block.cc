@@ -126,6 +126,54 @@ BlockKernel unary_table_kernel(std::string_view op) {
   return nullptr;
 }
 
+// ---- two arithmetic steps in one loop ------------------------------------------------
+
+template <typename T, typename Op1, bool A, bool B, typename Op2, bool FirstLeft, bool C>
+void pair_kernel_as(const BlockArg* a, const double* params, void* out, int64_t n) {
+  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  // -ffp-contract=off: t is rounded to T as the first kernel's store rounds it.
+  auto fg = [f, g](T x, T y, T z) {
+    const T t = f(x, y);
+    if constexpr (FirstLeft) return g(t, z);
+    else return g(z, t);
+  };
+  run_dense(static_cast<T*>(out), n, fg, operand<T, A>(a[0]), operand<T, B>(a[1]), operand<T, C>(a[2]));
+}
+
+// Calls pick(tag) with the element function eager builds for `k` (as StepCompiler picks it).
+template <typename Pick>
+void with_arith(BlockProgram::Step::Arith k, Pick&& pick) {
+  using Arith = BlockProgram::Step::Arith;
+  switch (k) {
+    case Arith::add: return pick(AddOp{});
+    case Arith::sub: return pick(SubOp{});
+    case Arith::mul: return pick(Plain<fn::Mul>{});
+    case Arith::div: return pick(Plain<fn::Div>{});
+    case Arith::none: return;
+  }
+}
+
+template <typename T>
+BlockKernel pair_pick(BlockProgram::Step::Arith first, bool a_dense, bool b_dense, BlockProgram::Step::Arith second,
+                      bool first_left, bool c_dense) {
+  BlockKernel k = nullptr;
+  with_arith(first, [&](auto o1) {
+    with_arith(second, [&](auto o2) {
+      using O1 = decltype(o1);
+      using O2 = decltype(o2);
+      // The first reads a block and a value (x - mean, x * rstd), the second its
+      // result and a block or value (* weight, + bias, * 0.5).
+      auto second_pick = [&]<bool A, bool B>() -> BlockKernel {
+        if (first_left) return c_dense ? &pair_kernel_as<T, O1, A, B, O2, true, true> : &pair_kernel_as<T, O1, A, B, O2, true, false>;
+        return c_dense ? &pair_kernel_as<T, O1, A, B, O2, false, true> : nullptr;
+      };
+      if (a_dense && !b_dense) k = second_pick.template operator()<true, false>();
+      else if (!a_dense && b_dense) k = second_pick.template operator()<false, true>();
+    });
+  });
+  return k;
+}
+
 // ---- compiling a step ----------------------------------------------------------------
 
 template <typename T>
@@ -139,16 +187,23 @@ class StepCompiler {
     st_ = &st;
     args_ = &s.args;
     const std::string_view op = s.op;
-    if (op == "aten::add.Tensor" || op == "aten::add.Scalar") return alpha(2) && binary(binary_pick<T, AddOp>, 0, 1, false);
-    if (op == "aten::sub.Tensor" || op == "aten::sub.Scalar") return alpha(2) && binary(binary_pick<T, SubOp>, 0, 1, false);
+    using Arith = BlockProgram::Step::Arith;
+    st.arith = Arith::none;
+    if (op == "aten::add.Tensor" || op == "aten::add.Scalar")
+      return alpha(2) && binary(binary_pick<T, AddOp>, 0, 1, false, Arith::add);
+    if (op == "aten::sub.Tensor" || op == "aten::sub.Scalar")
+      return alpha(2) && binary(binary_pick<T, SubOp>, 0, 1, false, Arith::sub);
     // rsub(self, other, alpha) is sub(other, self, alpha) (binary.cc's rsub).
-    if (op == "aten::rsub.Tensor" || op == "aten::rsub.Scalar") return alpha(2) && binary(binary_pick<T, SubOp>, 1, 0, false);
-    if (op == "aten::mul.Tensor" || op == "aten::mul.Scalar") return binary(binary_pick<T, Plain<fn::Mul>>, 0, 1, true);
-    if (op == "aten::div.Tensor" || op == "aten::div.Scalar") return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true);
+    if (op == "aten::rsub.Tensor" || op == "aten::rsub.Scalar")
+      return alpha(2) && binary(binary_pick<T, SubOp>, 1, 0, false, Arith::sub);
+    if (op == "aten::mul.Tensor" || op == "aten::mul.Scalar")
+      return binary(binary_pick<T, Plain<fn::Mul>>, 0, 1, true, Arith::mul);
+    if (op == "aten::div.Tensor" || op == "aten::div.Scalar")
+      return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true, Arith::div);
     if (op == "aten::div.Tensor_mode" || op == "aten::div.Scalar_mode") {
       const IValue& mode = s.args[2].constant;
       if (s.args[2].kind != FusedOperand::Kind::constant) return false;
-      if (mode.is_none()) return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true);
+      if (mode.is_none()) return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true, Arith::div);
       if (!mode.is_string()) return false;
       if (mode.to_string() == "trunc") return binary(binary_pick<T, Plain<fn::DivTrunc>>, 0, 1, false);
       if (mode.to_string() == "floor") return binary(binary_pick<T, Plain<fn::DivFloor>>, 0, 1, false);
@@ -251,11 +306,13 @@ class StepCompiler {
     st_->args = {*x};
     return k != nullptr;
   }
-  bool binary(BlockKernel (*p)(bool, bool), size_t i, size_t j, bool opmath) {
+  bool binary(BlockKernel (*p)(bool, bool), size_t i, size_t j, bool opmath,
+              BlockProgram::Step::Arith arith = BlockProgram::Step::Arith::none) {
     const auto x = source(i, opmath), y = source(j, opmath);
     if (!x || !y) return false;
     st_->kernel = p(dense(*x), dense(*y));
     st_->args = {*x, *y};
+    st_->arith = arith;
     return st_->kernel != nullptr;
   }
 
@@ -480,6 +537,15 @@ std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<
   }
   if (!ok) return std::nullopt;
   return st;
+}
+
+BlockKernel pair_kernel(DType dtype, BlockProgram::Step::Arith first, bool a_dense, bool b_dense,
+                        BlockProgram::Step::Arith second, bool first_left, bool c_dense) {
+  switch (dtype) {
+    case DType::f32: return pair_pick<float>(first, a_dense, b_dense, second, first_left, c_dense);
+    case DType::f64: return pair_pick<double>(first, a_dense, b_dense, second, first_left, c_dense);
+    default: return nullptr;
+  }
 }
 
 void BlockProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes) const {

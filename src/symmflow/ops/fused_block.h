@@ -62,6 +62,9 @@ struct BlockProgram {
     std::vector<Source> args;  // in the kernel's order
     double params[2] = {0, 0};
     int buffer = -1;           // scratch block it writes (the last step: the result)
+    // add, sub (rsub: its sources swapped), mul or true div: a step pair_kernel
+    // can compose (its sources in the kernel's order, alpha in params[0]).
+    enum class Arith : uint8_t { none, add, sub, mul, div } arith = Arith::none;
   };
   DType dtype = DType::f32;
   std::vector<Role> roles;  // per input
@@ -87,5 +90,15 @@ struct BlockProgram {
 // The step's args keep their sources; nullopt: not a step the blocks run.
 std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<const Tensor> types,
                                                std::span<const Role> roles, std::span<const bool> value_steps);
+
+// Two arithmetic steps (Step::arith) as one loop, the first's result in a
+// register: out[i] = second(first(a[i], b[i]), c[i]), or second(c[i], first(a[i],
+// b[i])) when !first_left; args a, b, c (each a block, or one value: `*_dense`),
+// params the first's two then the second's two. Each element still gets each
+// op's element function and rounding, so the bits are the two kernels'. nullptr:
+// a combination not instantiated (a and b both values, c a value on the left,
+// another dtype than f32/f64).
+BlockKernel pair_kernel(DType dtype, BlockProgram::Step::Arith first, bool a_dense, bool b_dense,
+                        BlockProgram::Step::Arith second, bool first_left, bool c_dense);
 
 }  // namespace symmflow::ops::fused

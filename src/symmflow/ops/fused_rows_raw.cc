@@ -86,6 +86,49 @@ void row_extremes(const T* x, int64_t n, int64_t k, T* dst) {
   });
 }
 
+// Whether a full step reads source `a` as a block (else one value per row or per
+// run: a constant, a one-element or per-row input, a per-row step).
+bool reads_block(const Source& a, std::span<const RowRole> roles, const std::vector<RawRowProgram::Step>& steps) {
+  switch (a.kind) {
+    case Source::Kind::constant: return false;
+    case Source::Kind::step: return steps[size_t(a.index)].full;
+    case Source::Kind::input: return roles[size_t(a.index)] == RowRole::full || roles[size_t(a.index)] == RowRole::row;
+  }
+  return false;
+}
+
+// Composes each full arithmetic step that only the next step reads into that step
+// (pair_kernel), when both are full and pair_kernel has the combination.
+void compose_pairs(RawRowProgram& p) {
+  using Arith = BlockProgram::Step::Arith;
+  std::vector<int> reads(p.steps.size(), 0);
+  for (const RawRowProgram::Step& s : p.steps)
+    for (const Source& a : s.step.args)
+      if (a.kind == Source::Kind::step) ++reads[size_t(a.index)];
+  for (size_t j = 0; j + 1 < p.steps.size(); ++j) {
+    RawRowProgram::Step &first = p.steps[j], &second = p.steps[j + 1];
+    const BlockProgram::Step &f = first.step, &g = second.step;
+    const bool arith = first.kind == RawRowProgram::Step::Kind::elementwise &&
+                       second.kind == RawRowProgram::Step::Kind::elementwise && f.arith != Arith::none &&
+                       g.arith != Arith::none && f.args.size() == 2 && first.full && second.full && reads[j] == 1;
+    if (!arith) continue;
+    auto is_first = [&](const Source& a) { return a.kind == Source::Kind::step && size_t(a.index) == j; };
+    const bool left = is_first(g.args[0]);
+    if (!left && !is_first(g.args[1])) continue;
+    const Source& c = g.args[left ? 1 : 0];
+    const BlockKernel k = pair_kernel(p.dtype, f.arith, reads_block(f.args[0], p.roles, p.steps),
+                                      reads_block(f.args[1], p.roles, p.steps), g.arith, left,
+                                      reads_block(c, p.roles, p.steps));
+    if (k == nullptr) continue;
+    second.params[0] = f.params[0], second.params[1] = f.params[1];
+    second.params[2] = g.params[0], second.params[3] = g.params[1];
+    second.step.kernel = k;
+    second.step.args = {f.args[0], f.args[1], c};
+    second.per_row_call = first.per_row_call || second.per_row_call;
+    first.into_next = true;
+  }
+}
+
 template <typename T>
 void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor& out, int64_t block_rows) {
   const int64_t cols = p.cols, rows = numel_of(out.sizes()) / (p.steps.back().full ? cols : 1);
@@ -100,7 +143,8 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   const size_t full_bytes = (size_t(block_rows * cols) * sizeof(T) + kPage - 1) / kPage * kPage;
   const auto row_inputs = std::count(p.roles.begin(), p.roles.end(), RowRole::row);
   size_t need = 2 * kPage + size_t(row_inputs) * full_bytes;
-  for (size_t j = 0; j < last; ++j) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
+  for (size_t j = 0; j < last; ++j)
+    if (!p.steps[j].into_next) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
   thread_local std::unique_ptr<std::byte[]> scratch;
   thread_local size_t capacity = 0;
   if (capacity < need) {
@@ -112,7 +156,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   std::byte* next = scratch.get() + ((kPage - start % kPage) % kPage) + reinterpret_cast<uintptr_t>(result) % kPage;
   std::vector<T*> buf(p.steps.size());
   for (size_t j = 0; j < last; ++j)
-    if (p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
+    if (p.steps[j].full && !p.steps[j].into_next) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
   // A row input, repeated over a block's rows once per run, is read as a full block.
   std::vector<const T*> base(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -123,7 +167,8 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
     base[i] = own;
   }
   for (size_t j = 0; j < last; ++j)
-    if (!p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
+    if (!p.steps[j].full && !p.steps[j].into_next)
+      buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
 
   for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
     const int64_t k = std::min(block_rows, rows - r0);
@@ -154,6 +199,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
       const RawRowProgram::Step& s = p.steps[j];
       const BlockProgram::Step& st = s.step;
       std::array<BlockArg, 3> args;
+      if (s.into_next) continue;
       if (s.kind != RawRowProgram::Step::Kind::elementwise) {
         const T* x = static_cast<const T*>(operand(st.args[0], true, 0).p);
         T* dst = buf[j];
@@ -169,7 +215,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
       const int64_t calls = s.per_row_call ? k : 1, n = s.per_row_call ? cols : k * (s.full ? cols : 1);
       for (int64_t r = 0; r < calls; ++r) {
         for (size_t a = 0; a < st.args.size(); ++a) args[a] = operand(st.args[a], s.full, r);
-        st.kernel(args.data(), st.params, buf[j] + r * n, n);
+        st.kernel(args.data(), s.params, buf[j] + r * n, n);
       }
     }
   }
@@ -192,8 +238,10 @@ std::optional<RawRowProgram> RawRowProgram::compile(const std::vector<FusedStep>
     auto st = is_row_reduction(steps[j].op) ? compile_reduction(steps[j], roles, full)
                         : compile_elementwise(steps[j], types, roles, full, full[j]);
     if (!st) return std::nullopt;
+    std::copy_n(st->step.params, 2, st->params);
     p.steps.push_back(std::move(*st));
   }
+  compose_pairs(p);
   return p;
 }
 
