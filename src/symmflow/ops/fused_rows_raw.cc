@@ -97,35 +97,20 @@ bool reads_block(const Source& a, std::span<const RowRole> roles, const std::vec
   return false;
 }
 
-// Composes each full arithmetic step that only the next step reads into that step
-// (pair_kernel), when both are full and pair_kernel has the combination.
+// Composes each full step that only the next full step reads into it (compose_pair).
 void compose_pairs(RawRowProgram& p) {
-  using Arith = BlockProgram::Step::Arith;
   std::vector<int> reads(p.steps.size(), 0);
   for (const RawRowProgram::Step& s : p.steps)
     for (const Source& a : s.step.args)
       if (a.kind == Source::Kind::step) ++reads[size_t(a.index)];
   for (size_t j = 0; j + 1 < p.steps.size(); ++j) {
     RawRowProgram::Step &first = p.steps[j], &second = p.steps[j + 1];
-    const BlockProgram::Step &f = first.step, &g = second.step;
-    const bool arith = first.kind == RawRowProgram::Step::Kind::elementwise &&
-                       second.kind == RawRowProgram::Step::Kind::elementwise && f.arith != Arith::none &&
-                       g.arith != Arith::none && f.args.size() == 2 && first.full && second.full && reads[j] == 1;
-    if (!arith) continue;
-    auto is_first = [&](const Source& a) { return a.kind == Source::Kind::step && size_t(a.index) == j; };
-    const bool left = is_first(g.args[0]);
-    if (!left && !is_first(g.args[1])) continue;
-    const Source& c = g.args[left ? 1 : 0];
-    const BlockKernel k = pair_kernel(p.dtype, f.arith, reads_block(f.args[0], p.roles, p.steps),
-                                      reads_block(f.args[1], p.roles, p.steps), g.arith, left,
-                                      reads_block(c, p.roles, p.steps));
-    if (k == nullptr) continue;
-    second.params[0] = f.params[0], second.params[1] = f.params[1];
-    second.params[2] = g.params[0], second.params[3] = g.params[1];
-    second.step.kernel = k;
-    second.step.args = {f.args[0], f.args[1], c};
-    second.per_row_call = first.per_row_call || second.per_row_call;
-    first.into_next = true;
+    const bool elementwise = first.kind == RawRowProgram::Step::Kind::elementwise &&
+                             second.kind == RawRowProgram::Step::Kind::elementwise;
+    if (!elementwise || !first.full || !second.full || reads[j] != 1) continue;
+    if (compose_pair(p.dtype, int(j), first.step, second.step,
+                     [&](const Source& a) { return reads_block(a, p.roles, p.steps); }))
+      second.per_row_call = first.per_row_call || second.per_row_call;
   }
 }
 
@@ -144,7 +129,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   const auto row_inputs = std::count(p.roles.begin(), p.roles.end(), RowRole::row);
   size_t need = 2 * kPage + size_t(row_inputs) * full_bytes;
   for (size_t j = 0; j < last; ++j)
-    if (!p.steps[j].into_next) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
+    if (!p.steps[j].step.into_next) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
   thread_local std::unique_ptr<std::byte[]> scratch;
   thread_local size_t capacity = 0;
   if (capacity < need) {
@@ -156,7 +141,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   std::byte* next = scratch.get() + ((kPage - start % kPage) % kPage) + reinterpret_cast<uintptr_t>(result) % kPage;
   std::vector<T*> buf(p.steps.size());
   for (size_t j = 0; j < last; ++j)
-    if (p.steps[j].full && !p.steps[j].into_next) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
+    if (p.steps[j].full && !p.steps[j].step.into_next) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
   // A row input, repeated over a block's rows once per run, is read as a full block.
   std::vector<const T*> base(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -167,7 +152,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
     base[i] = own;
   }
   for (size_t j = 0; j < last; ++j)
-    if (!p.steps[j].full && !p.steps[j].into_next)
+    if (!p.steps[j].full && !p.steps[j].step.into_next)
       buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
 
   // Each step's operands, resolved once per run: a block of the step's shape (row
@@ -213,7 +198,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
     T* const dst_last = result + r0 * (p.steps[last].full ? cols : 1);
     for (size_t j = 0; j <= last; ++j) {
       const RawRowProgram::Step& s = p.steps[j];
-      if (s.into_next) continue;
+      if (s.step.into_next) continue;
       const std::array<Operand, 3>& ops = operands[j];
       T* const dst = j == last ? dst_last : buf[j];
       if (s.kind != RawRowProgram::Step::Kind::elementwise) {
@@ -234,7 +219,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
       const int64_t calls = s.per_row_call ? k : 1, n = s.per_row_call ? cols : k * (s.full ? cols : 1);
       for (int64_t r = 0; r < calls; ++r) {
         for (size_t a = 0; a < arity; ++a) args[a] = ops[a].at(r0, r);
-        s.step.kernel(args.data(), s.params, dst + r * n, n);
+        s.step.kernel(args.data(), s.step.params, dst + r * n, n);
       }
     }
   }
@@ -257,7 +242,6 @@ std::optional<RawRowProgram> RawRowProgram::compile(const std::vector<FusedStep>
     auto st = is_row_reduction(steps[j].op) ? compile_reduction(steps[j], roles, full)
                         : compile_elementwise(steps[j], types, roles, full, full[j]);
     if (!st) return std::nullopt;
-    std::copy_n(st->step.params, 2, st->params);
     p.steps.push_back(std::move(*st));
   }
   compose_pairs(p);

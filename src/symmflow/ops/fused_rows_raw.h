@@ -8,8 +8,8 @@
 // row length in the dtype, and a row amax/amin is lane_extreme.h's or the ordered
 // rule: reduce.cc's dense-row paths, so bitwise eager's.
 //
-// Two consecutive full arithmetic steps (add, sub, mul, div), the first read by
-// the second only, run as one loop (RMSNorm's x * rstd * weight, layer_norm's
+// Two consecutive full steps that fused_block.h's compose_pair takes (add, sub,
+// mul, div, relu), the first read by the second only, run as one loop (RMSNorm's x * rstd * weight, layer_norm's
 // (x - mean) * rstd * weight): the intermediate stays in a register, each op
 // still rounds as its kernel does.
 //
@@ -37,10 +37,6 @@ struct RawRowProgram {
     BlockProgram::Step step;  // elementwise: kernel, params, sources; sum, mean: args[0] the rows summed
     bool full = false;        // result [k, C] per block of k rows (else [k, 1])
     bool per_row_call = false;  // a full step that reads a per-row value or a row input: one call per row
-    // Composed into the next step (fused_block.h's pair_kernel: an arithmetic step
-    // whose result only the next one reads), which runs both; this one runs nothing.
-    bool into_next = false;
-    double params[4] = {0, 0, 0, 0};  // the kernel's: the step's, or a pair's two steps'
   };
   DType dtype = DType::f32;
   int64_t cols = 0;

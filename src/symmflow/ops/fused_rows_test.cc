@@ -132,7 +132,7 @@ std::vector<bool> composed(const std::vector<Tensor>& in, const char* program) {
   const auto raw = fused::RawRowProgram::compile(steps, types, in[0].sizes(), roles);
   std::vector<bool> into_next;
   if (raw)
-    for (const auto& st : raw->steps) into_next.push_back(st.into_next);
+    for (const auto& st : raw->steps) into_next.push_back(st.step.into_next);
   return into_next;
 }
 
