@@ -15,6 +15,8 @@
 // operands' values only (-ffp-contract=off, vec_math.h), not on where a block
 // starts. Anything else (another dtype, an op or an operand not listed in
 // fused_block.cc) compiles to nullopt and runs on fused_pointwise's tiles.
+// A step that only the next step reads (add, sub, mul, div, relu) runs with it
+// as one loop (compose_pair): one store and reload of a block less per pair.
 #pragma once
 #include <cstdint>
 #include <functional>
