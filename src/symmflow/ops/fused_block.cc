@@ -175,6 +175,7 @@ void with_binary(Arith k, Pick&& pick) {
 template <typename Pick>
 void with_unary(Arith k, Pick&& pick) {
   if (k == Arith::relu) pick(Plain<fn::Relu>{});
+  if (k == Arith::rsqrt) pick(Plain<fn::Rsqrt>{});
 }
 
 // The kernel of a composed pair: a and b (a binary first op) are a block and a
@@ -274,7 +275,9 @@ class StepCompiler {
     }
     if (BlockKernel k = unary_table_kernel<T>(op)) {
       if (s.args.size() != 1 || !unary(k)) return false;
-      if (op == "aten::relu") st.arith = Arith::relu;
+      // Only where the kernel is the dense loop over that functor (what a pair runs).
+      if (k == dense_unary<T, Plain<fn::Relu>>) st.arith = Arith::relu;
+      if (k == dense_unary<T, Plain<fn::Rsqrt>>) st.arith = Arith::rsqrt;
       return true;
     }
     return false;

@@ -15,7 +15,7 @@
 // operands' values only (-ffp-contract=off, vec_math.h), not on where a block
 // starts. Anything else (another dtype, an op or an operand not listed in
 // fused_block.cc) compiles to nullopt and runs on fused_pointwise's tiles.
-// A step that only the next step reads (add, sub, mul, div, relu) runs with it
+// A step that only the next step reads (add, sub, mul, div, relu, rsqrt) runs with it
 // as one loop (compose_pair): one store and reload of a block less per pair.
 #pragma once
 #include <cstdint>
@@ -65,9 +65,9 @@ struct BlockProgram {
     std::vector<Source> args;  // in the kernel's order
     double params[4] = {0, 0, 0, 0};  // the functor's constants (a pair: the first's two, then the second's)
     int buffer = -1;           // scratch block it writes (the last step: the result)
-    // add, sub (rsub: its sources swapped), mul, true div, relu: a step compose_pair
-    // can compose (its sources in the kernel's order, alpha in params[0]).
-    enum class Arith : uint8_t { none, add, sub, mul, div, relu } arith = Arith::none;
+    // add, sub (rsub: its sources swapped), mul, true div, relu, rsqrt: a step
+    // compose_pair can compose (its sources in the kernel's order, alpha in params[0]).
+    enum class Arith : uint8_t { none, add, sub, mul, div, relu, rsqrt } arith = Arith::none;
     bool into_next = false;  // composed into the next step, which runs both: runs nothing, has no block
   };
   DType dtype = DType::f32;

@@ -132,9 +132,9 @@ std::vector<bool> composed(const std::vector<Tensor>& in, const std::string& pro
   return into_next;
 }
 
-TEST(FusedBlock, PairsOfArithmeticAndReluRunAsOneLoopWithEagersBits) {
+TEST(FusedBlock, StepPairsRunAsOneLoopWithEagersBits) {
   // A step only the next reads runs with it: bias + relu, relu then an op with
-  // it on either side, a one-element first operand, a value right of the second
+  // it on either side, rsqrt after or before one, a one-element first operand, a value right of the second
   // op; not two unary ops, a value left of the op, a step read twice, an op
   // outside the pairs. f32 and f64, edge values, rows that leave short blocks.
   const std::pair<const char*, std::vector<bool>> cases[] = {
@@ -143,6 +143,9 @@ TEST(FusedBlock, PairsOfArithmeticAndReluRunAsOneLoopWithEagersBits) {
       {"aten::relu(x0); aten::sub.Tensor(t0, x3, 2)", {true, false}},
       {"aten::mul.Tensor(x3, x0); aten::rsub.Tensor(t0, x1, 3)", {true, false}},
       {"aten::sub.Tensor(x0, x1, 0.5); aten::div.Scalar(t0, 3)", {true, false}},
+      {"aten::mul.Tensor(x0, x1); aten::rsqrt(t0)", {true, false}},
+      {"aten::rsqrt(x0); aten::mul.Tensor(x2, t0)", {true, false}},
+      {"aten::rsqrt(x0); aten::relu(t0)", {false, false}},
       {"aten::relu(x0); aten::relu(t0)", {false, false}},
       {"aten::add.Tensor(x0, x1, 1); aten::rsub.Scalar(t0, 2, 1)", {false, false}},
       {"aten::add.Tensor(x0, x1, 1); aten::mul.Tensor(t0, t0)", {false, false}},

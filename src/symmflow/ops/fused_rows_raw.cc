@@ -86,18 +86,24 @@ void row_extremes(const T* x, int64_t n, int64_t k, T* dst) {
   });
 }
 
-// Whether a full step reads source `a` as a block (else one value per row or per
-// run: a constant, a one-element or per-row input, a per-row step).
-bool reads_block(const Source& a, std::span<const RowRole> roles, const std::vector<RawRowProgram::Step>& steps) {
+// Whether a step reads source `a` as a block, else one value (per row for a full
+// step: a per-row input or step; per run: a constant or a one-element input). A
+// per-row step reads per-row inputs and steps as blocks of the block's rows.
+bool reads_block(const Source& a, std::span<const RowRole> roles, const std::vector<RawRowProgram::Step>& steps,
+                 bool full_step) {
   switch (a.kind) {
     case Source::Kind::constant: return false;
-    case Source::Kind::step: return steps[size_t(a.index)].full;
-    case Source::Kind::input: return roles[size_t(a.index)] == RowRole::full || roles[size_t(a.index)] == RowRole::row;
+    case Source::Kind::step: return steps[size_t(a.index)].full || !full_step;
+    case Source::Kind::input: {
+      const RowRole r = roles[size_t(a.index)];
+      return r == RowRole::full || r == RowRole::row || (!full_step && r == RowRole::per_row);
+    }
   }
   return false;
 }
 
-// Composes each full step that only the next full step reads into it (compose_pair).
+// Composes each step that only the next step reads into it (compose_pair), both
+// full (x * rstd * w) or both per-row (mean + eps, then rsqrt).
 void compose_pairs(RawRowProgram& p) {
   std::vector<int> reads(p.steps.size(), 0);
   for (const RawRowProgram::Step& s : p.steps)
@@ -107,9 +113,9 @@ void compose_pairs(RawRowProgram& p) {
     RawRowProgram::Step &first = p.steps[j], &second = p.steps[j + 1];
     const bool elementwise = first.kind == RawRowProgram::Step::Kind::elementwise &&
                              second.kind == RawRowProgram::Step::Kind::elementwise;
-    if (!elementwise || !first.full || !second.full || reads[j] != 1) continue;
+    if (!elementwise || first.full != second.full || reads[j] != 1) continue;
     if (compose_pair(p.dtype, int(j), first.step, second.step,
-                     [&](const Source& a) { return reads_block(a, p.roles, p.steps); }))
+                     [&](const Source& a) { return reads_block(a, p.roles, p.steps, second.full); }))
       second.per_row_call = first.per_row_call || second.per_row_call;
   }
 }

@@ -136,7 +136,7 @@ std::vector<bool> composed(const std::vector<Tensor>& in, const char* program) {
   return into_next;
 }
 
-TEST(FusedRows, ArithmeticPairsRunAsOneLoopWithEagersBits) {
+TEST(FusedRows, StepPairsRunAsOneLoopWithEagersBits) {
   // RMSNorm's x * rstd * w, layer_norm's (x - mean) * rstd * w, and pairs of every
   // arithmetic op with alpha, the first's result on either side of the second and
   // a one-element or per-row third operand, on NaN and inf rows, f32 and f64.
@@ -150,12 +150,13 @@ TEST(FusedRows, ArithmeticPairsRunAsOneLoopWithEagersBits) {
       const Tensor x = d == DType::f32 ? with_special_rows(s) : values(s, d, 4);
       const Shape per_row = [&] { Shape p = s; p.back() = 1; return p; }();
       const std::vector<Tensor> rms = {x, values({s.back()}, d, 1)};
-      EXPECT_EQ(composed(rms, kRmsNorm), (std::vector<bool>{false, false, false, false, true, false}));
+      // mean + eps into rsqrt (per-row steps), x * rstd into * w (full ones).
+      EXPECT_EQ(composed(rms, kRmsNorm), (std::vector<bool>{false, false, true, false, true, false}));
       expect_eager_bits_at_every_block_size(rms, kRmsNorm);
       const std::vector<Tensor> ln = {x, values({s.back()}, d, 1), values({s.back()}, d, 2)};
-      // t1 is read twice: not composed; t6 * w is.
+      // t1 is read twice: not composed; var + eps into rsqrt, t6 into * w are.
       EXPECT_EQ(composed(ln, kLayerNorm),
-                (std::vector<bool>{false, false, false, false, false, false, true, false, false}));
+                (std::vector<bool>{false, false, false, false, true, false, true, false, false}));
       expect_eager_bits_at_every_block_size(ln, kLayerNorm);
       const std::vector<Tensor> pairs = {x, values(s, d, 2), values({1}, d, 3), values(per_row, d, 5)};
       EXPECT_EQ(composed(pairs, kPairs),
@@ -165,15 +166,16 @@ TEST(FusedRows, ArithmeticPairsRunAsOneLoopWithEagersBits) {
   }
 }
 
-TEST(FusedRows, PairsPairKernelLacksRunStepByStep) {
-  // A value on the left of the second op (rsub of a constant) and per-row steps
-  // (a per-row sum * one element): no pair kernel, each step its own loop.
+TEST(FusedRows, PairsNoPairKernelTakesRunStepByStep) {
+  // A value on the left of the second op (rsub of a constant): no pair kernel,
+  // each step its own loop; the per-row pair beside it (a per-row sum * one
+  // element, then - a per-row input) composes.
   const char* program =
       "aten::sum.dim_IntList(x0, [-1], true, None); aten::mul.Tensor(x0, x1); aten::rsub.Scalar(t1, 3, 0.5); "
       "aten::mul.Tensor(t0, x1); aten::sub.Tensor(t3, x2, 1); aten::mul.Tensor(t2, t4)";
   const std::vector<Tensor> in = {with_special_rows({9, 37}), values({1}, DType::f32, 1),
                                   values({9, 1}, DType::f32, 2)};
-  EXPECT_EQ(composed(in, program), (std::vector<bool>(6, false)));
+  EXPECT_EQ(composed(in, program), (std::vector<bool>{false, false, false, true, false, false}));
   expect_eager_bits_at_every_block_size(in, program);
 }
 
