@@ -2,7 +2,8 @@
 // eager's bits, f32 and f64, on NaN, infinities, signed zeros and denormals, with
 // full, row, one-element, strided and bool mask operands, at sizes that leave short blocks
 // and rows longer than a block; the blocks are taken for what they run and
-// anything else falls back to the tiles (still eager's bits).
+// anything else falls back to the tiles (still eager's bits); pairs of steps
+// composed into one loop keep the bits, and pairs no kernel takes run step by step.
 #include "symmflow/ops/fused_block.h"
 
 #include <gtest/gtest.h>

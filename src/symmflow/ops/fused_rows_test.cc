@@ -3,7 +3,9 @@
 // row per block up to the whole tensor), for rows no vector width divides, rows
 // longer than a summation block, NaN and inf rows and every float dtype; a
 // reduction over another dim or without keepdim is refused; operands a block
-// cannot view run unfused, still eager's result.
+// cannot view run unfused, still eager's result; pairs of steps the raw path
+// composes into one loop keep the bits; the registered op plans again when its
+// inputs change.
 #include "symmflow/ops/fused_rows.h"
 
 #include <gtest/gtest.h>
