@@ -126,6 +126,88 @@ BlockKernel unary_table_kernel(std::string_view op) {
   return nullptr;
 }
 
+// ---- two steps in one loop (compose_pair) --------------------------------------------
+
+// -ffp-contract=off: t is rounded to T as the first kernel's store rounds it.
+template <typename T, typename Op1, bool A, bool B, typename Op2, bool FirstLeft, bool C>
+void binary_binary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
+  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  auto fg = [f, g](T x, T y, T z) {
+    const T t = f(x, y);
+    if constexpr (FirstLeft) return g(t, z);
+    else return g(z, t);
+  };
+  run_dense(static_cast<T*>(out), n, fg, operand<T, A>(a[0]), operand<T, B>(a[1]), operand<T, C>(a[2]));
+}
+template <typename T, typename Op1, bool A, bool B, typename Op2>
+void binary_unary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
+  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  auto fg = [f, g](T x, T y) {
+    const T t = f(x, y);
+    return g(t);
+  };
+  run_dense(static_cast<T*>(out), n, fg, operand<T, A>(a[0]), operand<T, B>(a[1]));
+}
+template <typename T, typename Op1, typename Op2, bool FirstLeft, bool C>
+void unary_binary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
+  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  auto fg = [f, g](T x, T z) {
+    const T t = f(x);
+    if constexpr (FirstLeft) return g(t, z);
+    else return g(z, t);
+  };
+  run_dense(static_cast<T*>(out), n, fg, operand<T, true>(a[0]), operand<T, C>(a[1]));
+}
+
+using Arith = BlockProgram::Step::Arith;
+
+// Calls pick(tag) with the element function eager builds for `k` (as StepCompiler picks it).
+template <typename Pick>
+void with_binary(Arith k, Pick&& pick) {
+  switch (k) {
+    case Arith::add: return pick(AddOp{});
+    case Arith::sub: return pick(SubOp{});
+    case Arith::mul: return pick(Plain<fn::Mul>{});
+    case Arith::div: return pick(Plain<fn::Div>{});
+    default: return;
+  }
+}
+template <typename Pick>
+void with_unary(Arith k, Pick&& pick) {
+  if (k == Arith::relu) pick(Plain<fn::Relu>{});
+  if (k == Arith::rsqrt) pick(Plain<fn::Rsqrt>{});
+}
+
+// The kernel of a composed pair: a and b (a binary first op) are a block and a
+// value or two blocks, c (a binary second op) a block, or a value right of the op.
+template <typename T>
+BlockKernel pair_pick(Arith first, bool a, bool b, Arith second, bool first_left, bool c) {
+  BlockKernel k = nullptr;
+  auto second_of = [&]<typename O1, bool A, bool B>() {
+    with_binary(second, [&](auto o2) {
+      using O2 = decltype(o2);
+      if (first_left) k = c ? &binary_binary_kernel<T, O1, A, B, O2, true, true> : &binary_binary_kernel<T, O1, A, B, O2, true, false>;
+      else if (c) k = &binary_binary_kernel<T, O1, A, B, O2, false, true>;
+    });
+    with_unary(second, [&](auto o2) { k = &binary_unary_kernel<T, O1, A, B, decltype(o2)>; });
+  };
+  with_binary(first, [&](auto o1) {
+    using O1 = decltype(o1);
+    if (a && b) second_of.template operator()<O1, true, true>();
+    else if (a) second_of.template operator()<O1, true, false>();
+    else if (b) second_of.template operator()<O1, false, true>();
+  });
+  with_unary(first, [&](auto o1) {
+    with_binary(second, [&](auto o2) {
+      using O1 = decltype(o1);
+      using O2 = decltype(o2);
+      if (first_left) k = c ? &unary_binary_kernel<T, O1, O2, true, true> : &unary_binary_kernel<T, O1, O2, true, false>;
+      else if (c) k = &unary_binary_kernel<T, O1, O2, false, true>;
+    });
+  });
+  return k;
+}
+
 // ---- compiling a step ----------------------------------------------------------------
 
 template <typename T>
@@ -139,16 +221,22 @@ class StepCompiler {
     st_ = &st;
     args_ = &s.args;
     const std::string_view op = s.op;
-    if (op == "aten::add.Tensor" || op == "aten::add.Scalar") return alpha(2) && binary(binary_pick<T, AddOp>, 0, 1, false);
-    if (op == "aten::sub.Tensor" || op == "aten::sub.Scalar") return alpha(2) && binary(binary_pick<T, SubOp>, 0, 1, false);
+    st.arith = Arith::none;
+    if (op == "aten::add.Tensor" || op == "aten::add.Scalar")
+      return alpha(2) && binary(binary_pick<T, AddOp>, 0, 1, false, Arith::add);
+    if (op == "aten::sub.Tensor" || op == "aten::sub.Scalar")
+      return alpha(2) && binary(binary_pick<T, SubOp>, 0, 1, false, Arith::sub);
     // rsub(self, other, alpha) is sub(other, self, alpha) (binary.cc's rsub).
-    if (op == "aten::rsub.Tensor" || op == "aten::rsub.Scalar") return alpha(2) && binary(binary_pick<T, SubOp>, 1, 0, false);
-    if (op == "aten::mul.Tensor" || op == "aten::mul.Scalar") return binary(binary_pick<T, Plain<fn::Mul>>, 0, 1, true);
-    if (op == "aten::div.Tensor" || op == "aten::div.Scalar") return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true);
+    if (op == "aten::rsub.Tensor" || op == "aten::rsub.Scalar")
+      return alpha(2) && binary(binary_pick<T, SubOp>, 1, 0, false, Arith::sub);
+    if (op == "aten::mul.Tensor" || op == "aten::mul.Scalar")
+      return binary(binary_pick<T, Plain<fn::Mul>>, 0, 1, true, Arith::mul);
+    if (op == "aten::div.Tensor" || op == "aten::div.Scalar")
+      return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true, Arith::div);
     if (op == "aten::div.Tensor_mode" || op == "aten::div.Scalar_mode") {
       const IValue& mode = s.args[2].constant;
       if (s.args[2].kind != FusedOperand::Kind::constant) return false;
-      if (mode.is_none()) return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true);
+      if (mode.is_none()) return binary(binary_pick<T, Plain<fn::Div>>, 0, 1, true, Arith::div);
       if (!mode.is_string()) return false;
       if (mode.to_string() == "trunc") return binary(binary_pick<T, Plain<fn::DivTrunc>>, 0, 1, false);
       if (mode.to_string() == "floor") return binary(binary_pick<T, Plain<fn::DivFloor>>, 0, 1, false);
@@ -185,7 +273,13 @@ class StepCompiler {
       if (how.to_string() == "tanh") return unary(dense_unary<T, Plain<fn::GeluTanh>>);
       return false;
     }
-    if (BlockKernel k = unary_table_kernel<T>(op)) return s.args.size() == 1 && unary(k);
+    if (BlockKernel k = unary_table_kernel<T>(op)) {
+      if (s.args.size() != 1 || !unary(k)) return false;
+      // Only where the kernel is the dense loop over that functor (what a pair runs).
+      if (k == dense_unary<T, Plain<fn::Relu>>) st.arith = Arith::relu;
+      if (k == dense_unary<T, Plain<fn::Rsqrt>>) st.arith = Arith::rsqrt;
+      return true;
+    }
     return false;
   }
 
@@ -251,11 +345,13 @@ class StepCompiler {
     st_->args = {*x};
     return k != nullptr;
   }
-  bool binary(BlockKernel (*p)(bool, bool), size_t i, size_t j, bool opmath) {
+  bool binary(BlockKernel (*p)(bool, bool), size_t i, size_t j, bool opmath,
+              BlockProgram::Step::Arith arith = BlockProgram::Step::Arith::none) {
     const auto x = source(i, opmath), y = source(j, opmath);
     if (!x || !y) return false;
     st_->kernel = p(dense(*x), dense(*y));
     st_->args = {*x, *y};
+    st_->arith = arith;
     return st_->kernel != nullptr;
   }
 
@@ -283,7 +379,7 @@ void assign_buffers(BlockProgram& p) {
   };
   for (int j = 0; j < n; ++j) {
     BlockProgram::Step& st = p.steps[size_t(j)];
-    if (j + 1 < n) {  // the last step writes the result
+    if (j + 1 < n && !st.into_next) {  // the last step writes the result; a composed one none
       if (free.empty()) {
         st.buffer = p.buffers++;
       } else {
@@ -318,6 +414,17 @@ std::optional<BlockProgram> compile_as(const std::vector<FusedStep>& steps, std:
     if (std::is_same_v<T, float> && st.kernel == functor_kernel<T, fn::Gelu>()) p.block_bytes = kOneDnnBlockBytes;
     p.steps.push_back(std::move(st));
   }
+  // Steps only the next one reads run with it (compose_pair); every source is a
+  // block but a constant and a one-element input.
+  std::vector<int> reads(p.steps.size(), 0);
+  for (const BlockProgram::Step& st : p.steps)
+    for (const Source& a : st.args)
+      if (a.kind == Source::Kind::step) ++reads[size_t(a.index)];
+  for (size_t j = 0; j + 1 < p.steps.size(); ++j)
+    if (reads[j] == 1)
+      compose_pair(p.dtype, int(j), p.steps[j], p.steps[j + 1], [&](const Source& a) {
+        return a.kind == Source::Kind::step || (a.kind == Source::Kind::input && roles[size_t(a.index)] != Role::scalar);
+      });
   assign_buffers(p);
   return p;
 }
@@ -419,6 +526,7 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
   std::vector<T*> dst(p.steps.size());
   for (size_t j = 0; j <= last; ++j) {
     const BlockProgram::Step& st = p.steps[j];
+    if (st.into_next) continue;
     if (j < last) dst[j] = buffers[size_t(st.buffer)];
     for (size_t k = 0; k < st.args.size(); ++k) {
       const Source& s = st.args[k];
@@ -448,7 +556,8 @@ void run_as(const BlockProgram& p, std::span<const Tensor> inputs, const Tensor&
     }
     for (const auto& [j, k, i] : reads) args[j][k] = in[i];
     dst[last] = result + begin;
-    for (size_t j = 0; j <= last; ++j) p.steps[j].kernel(args[j].data(), p.steps[j].params, dst[j], len);
+    for (size_t j = 0; j <= last; ++j)
+      if (!p.steps[j].into_next) p.steps[j].kernel(args[j].data(), p.steps[j].params, dst[j], len);
   };
   if (pieces) {
     for (int64_t r = 0; r < n; r += cols)
@@ -480,6 +589,31 @@ std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<
   }
   if (!ok) return std::nullopt;
   return st;
+}
+
+bool compose_pair(DType dtype, int index, BlockProgram::Step& first, BlockProgram::Step& second,
+                  const std::function<bool(const Source&)>& block) {
+  if (first.arith == Arith::none || second.arith == Arith::none || (dtype != DType::f32 && dtype != DType::f64))
+    return false;
+  auto is_first = [&](const Source& a) { return a.kind == Source::Kind::step && a.index == index; };
+  const bool unary_second = second.args.size() == 1;
+  const bool left = is_first(second.args[0]);
+  if (!left && (unary_second || !is_first(second.args[1]))) return false;
+  if (!unary_second && left && is_first(second.args[1])) return false;  // first * first: read twice
+  std::vector<Source> args = first.args;
+  if (!unary_second) args.push_back(second.args[left ? 1 : 0]);
+  const bool a = block(first.args[0]), b = first.args.size() == 2 && block(first.args[1]);
+  const bool c = !unary_second && block(args.back());
+  const BlockKernel k = dtype == DType::f32 ? pair_pick<float>(first.arith, a, b, second.arith, left, c)
+                                            : pair_pick<double>(first.arith, a, b, second.arith, left, c);
+  if (k == nullptr) return false;
+  second.params[2] = second.params[0], second.params[3] = second.params[1];
+  second.params[0] = first.params[0], second.params[1] = first.params[1];
+  second.kernel = k;
+  second.args = std::move(args);
+  second.arith = Arith::none;
+  first.into_next = true;
+  return true;
 }
 
 void BlockProgram::run(std::span<const Tensor> inputs, const Tensor& out, int64_t max_block_bytes) const {

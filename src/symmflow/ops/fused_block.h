@@ -15,8 +15,11 @@
 // operands' values only (-ffp-contract=off, vec_math.h), not on where a block
 // starts. Anything else (another dtype, an op or an operand not listed in
 // fused_block.cc) compiles to nullopt and runs on fused_pointwise's tiles.
+// A step that only the next step reads (add, sub, mul, div, relu, rsqrt) runs with it
+// as one loop (compose_pair): one store and reload of a block less per pair.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -60,8 +63,12 @@ struct BlockProgram {
   struct Step {
     BlockKernel kernel = nullptr;
     std::vector<Source> args;  // in the kernel's order
-    double params[2] = {0, 0};
+    double params[4] = {0, 0, 0, 0};  // the functor's constants (a pair: the first's two, then the second's)
     int buffer = -1;           // scratch block it writes (the last step: the result)
+    // add, sub (rsub: its sources swapped), mul, true div, relu, rsqrt: a step
+    // compose_pair can compose (its sources in the kernel's order, alpha in params[0]).
+    enum class Arith : uint8_t { none, add, sub, mul, div, relu, rsqrt } arith = Arith::none;
+    bool into_next = false;  // composed into the next step, which runs both: runs nothing, has no block
   };
   DType dtype = DType::f32;
   std::vector<Role> roles;  // per input
@@ -87,5 +94,17 @@ struct BlockProgram {
 // The step's args keep their sources; nullopt: not a step the blocks run.
 std::optional<BlockProgram::Step> compile_step(const FusedStep& step, std::span<const Tensor> types,
                                                std::span<const Role> roles, std::span<const bool> value_steps);
+
+// Composes step `index` (`first`) into the next step (`second`), the only one
+// that reads its result, when both are Step::arith ops and a pair kernel has
+// their operands: second then runs both as one loop, first's result in a register
+// (out[i] = g(f(a[i], b[i]), c[i]), g(c[i], f(...)), g(f(a[i])) ...), each element
+// still through each op's element function and rounding, so the bits are the two
+// kernels'; first is marked into_next. `block(source)`: whether the steps read
+// that source as a block (else one value). A pair composes no further. Returns
+// whether it composed (else nothing changed: a's and b's both values, c a value
+// left of the op, two unary ops, another dtype than f32/f64).
+bool compose_pair(DType dtype, int index, BlockProgram::Step& first, BlockProgram::Step& second,
+                  const std::function<bool(const BlockProgram::Source&)>& block);
 
 }  // namespace symmflow::ops::fused

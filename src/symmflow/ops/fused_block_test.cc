@@ -2,7 +2,8 @@
 // eager's bits, f32 and f64, on NaN, infinities, signed zeros and denormals, with
 // full, row, one-element, strided and bool mask operands, at sizes that leave short blocks
 // and rows longer than a block; the blocks are taken for what they run and
-// anything else falls back to the tiles (still eager's bits).
+// anything else falls back to the tiles (still eager's bits); pairs of steps
+// composed into one loop keep the bits, and pairs no kernel takes run step by step.
 #include "symmflow/ops/fused_block.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "symmflow/ops/fused_steps.h"
 #include "symmflow/ops/fused_testing.h"
 
 namespace symmflow::ops {
@@ -111,6 +113,53 @@ TEST(FusedBlock, ChainsGiveEagersBitsAtOddSizesAndBlockEdges) {
       expect_blocks_give_eagers_bits({x, y}, reuse);
       expect_blocks_give_eagers_bits({x, y}, gelu_exp);
       if (s.size() == 2) expect_blocks_give_eagers_bits({x, edge_values({s.back()}, d, 2)}, bias_relu);
+    }
+  }
+}
+
+// Which steps the block program composes into the next (compose_pair).
+std::vector<bool> composed(const std::vector<Tensor>& in, const std::string& program) {
+  const auto steps = parse_fused_program(program);
+  const auto types = fused::step_types(in, steps, fused::resolve("test", steps, in.size(), is_fusible_pointwise, ""));
+  std::vector<fused::Role> roles;
+  for (const Tensor& t : in)
+    roles.push_back(t.sizes() == types.back().sizes() ? fused::Role::full
+                    : t.numel() == 1                  ? fused::Role::scalar
+                                                      : fused::Role::row);
+  const auto prog = fused::BlockProgram::compile(steps, types, roles);
+  std::vector<bool> into_next;
+  if (prog)
+    for (const auto& st : prog->steps) into_next.push_back(st.into_next);
+  return into_next;
+}
+
+TEST(FusedBlock, StepPairsRunAsOneLoopWithEagersBits) {
+  // A step only the next reads runs with it: bias + relu, relu then an op with
+  // it on either side, rsqrt after or before one, a one-element first operand, a value right of the second
+  // op; not two unary ops, a value left of the op, a step read twice, an op
+  // outside the pairs. f32 and f64, edge values, rows that leave short blocks.
+  const std::pair<const char*, std::vector<bool>> cases[] = {
+      {"aten::add.Tensor(x0, x2, 2.5); aten::relu(t0); aten::mul.Scalar(t1, 0.5)", {true, false, false}},
+      {"aten::relu(x0); aten::div.Tensor(x1, t0)", {true, false}},
+      {"aten::relu(x0); aten::sub.Tensor(t0, x3, 2)", {true, false}},
+      {"aten::mul.Tensor(x3, x0); aten::rsub.Tensor(t0, x1, 3)", {true, false}},
+      {"aten::sub.Tensor(x0, x1, 0.5); aten::div.Scalar(t0, 3)", {true, false}},
+      {"aten::mul.Tensor(x0, x1); aten::rsqrt(t0)", {true, false}},
+      {"aten::rsqrt(x0); aten::mul.Tensor(x2, t0)", {true, false}},
+      {"aten::rsqrt(x0); aten::relu(t0)", {false, false}},
+      {"aten::relu(x0); aten::relu(t0)", {false, false}},
+      {"aten::add.Tensor(x0, x1, 1); aten::rsub.Scalar(t0, 2, 1)", {false, false}},
+      {"aten::add.Tensor(x0, x1, 1); aten::mul.Tensor(t0, t0)", {false, false}},
+      {"aten::exp(x0); aten::mul.Tensor(t0, x1)", {false, false}},
+  };
+  for (DType d : {DType::f32, DType::f64}) {
+    for (const Shape& s : {Shape{37, 53}, Shape{3, 2048}}) {
+      const std::vector<Tensor> in = {edge_values(s, d, 0), values(s, d, 1), edge_values({s.back()}, d, 2),
+                                      values({}, d, 3)};
+      for (const auto& [program, want] : cases) {
+        EXPECT_EQ(composed(in, program), want) << program;
+        expect_blocks_give_eagers_bits(in, program);
+      }
     }
   }
 }

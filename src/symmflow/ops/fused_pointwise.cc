@@ -278,30 +278,6 @@ Plan make_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& ste
   return p;
 }
 
-// A cached program's plan for the inputs of its last run, made again when their
-// dtypes, sizes or strides change (a compiled program's node: never).
-struct Memo {
-  struct Input {
-    DType dtype;
-    bool meta;
-    Shape sizes, strides;
-    bool operator==(const Input&) const = default;
-  };
-  std::vector<Input> signature;
-  Plan plan;
-};
-std::vector<Memo::Input> signature(std::span<const Tensor> inputs) {
-  std::vector<Memo::Input> sig;
-  for (const Tensor& t : inputs) sig.push_back({t.dtype(), t.is_meta(), t.sizes(), t.strides()});
-  return sig;
-}
-const Plan& memo_plan(const fused::CachedProgram& program, std::span<const Tensor> inputs) {
-  std::vector<Memo::Input> sig = signature(inputs);
-  if (const auto* m = std::any_cast<Memo>(&program.memo); m != nullptr && m->signature == sig) return m->plan;
-  program.memo = Memo{std::move(sig), make_plan(inputs, program.steps)};
-  return std::any_cast<Memo>(&program.memo)->plan;
-}
-
 Tensor run_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, const Plan& plan,
                 int64_t tile_bytes, bool blocks) {
   const Tensor& result_type = plan.types.back();
@@ -378,7 +354,9 @@ SYMMFLOW_LIBRARY(symmflow, m) {
   impl_both(m, "fused_pointwise", [](OpContext&, Args a) -> Results {
     const std::vector<Tensor> inputs = a[0].to_tensor_list();
     const fused::CachedProgram& program = fused::cached_program(a[1].to_string());
-    return {run_plan(inputs, program.steps, memo_plan(program, inputs), kFusedTileBytes, true)};
+    return {run_plan(inputs, program.steps,
+                     fused::memo_plan<Plan>(program, inputs, [&] { return make_plan(inputs, program.steps); }),
+                     kFusedTileBytes, true)};
   });
 }
 

@@ -81,32 +81,36 @@ std::optional<RowLayout> row_layout(std::span<const Tensor> inputs, std::span<co
   return l;
 }
 
-}  // namespace
+// What a run derives from the steps and the inputs' types and layouts alone.
+struct Plan {
+  std::vector<const Operator*> ops;
+  std::vector<Tensor> types;              // the inputs', then each step's (the Meta kernels')
+  std::optional<RowLayout> layout;        // nullopt: the steps run on whole tensors
+  std::optional<fused::RawRowProgram> raw;  // nullopt: each step's kernel per block
+};
 
-bool runs_in_row_blocks(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
-  const auto types = fused::step_types(inputs, steps, resolve(steps, inputs.size()));
-  return row_layout(inputs, std::span(types).subspan(inputs.size())).has_value();
+Plan make_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  Plan p;
+  p.ops = resolve(steps, inputs.size());
+  p.types = fused::step_types(inputs, steps, p.ops);
+  p.layout = row_layout(inputs, std::span(p.types).subspan(inputs.size()));
+  if (p.layout) p.raw = fused::RawRowProgram::compile(steps, p.types, p.layout->shape, p.layout->roles);
+  return p;
 }
 
-bool runs_on_raw_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
-  const auto types = fused::step_types(inputs, steps, resolve(steps, inputs.size()));
-  const auto layout = row_layout(inputs, std::span(types).subspan(inputs.size()));
-  return layout && fused::RawRowProgram::compile(steps, types, layout->shape, layout->roles).has_value();
-}
-
-Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t block_bytes) {
-  const auto ops = resolve(steps, inputs.size());
-  const auto types = fused::step_types(inputs, steps, ops);
+Tensor run_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, const Plan& plan,
+                int64_t block_bytes) {
+  const std::vector<Tensor>& types = plan.types;
+  const std::optional<RowLayout>& layout = plan.layout;
   const Tensor& result_type = types.back();
   if (std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) { return t.is_meta(); })) return result_type;
 
-  OpContext ctx(DispatchKey::CPU);
-  const auto layout = row_layout(inputs, std::span(types).subspan(inputs.size()));
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
   Tensor out = Tensor::empty(result_type.sizes(), result_type.dtype());
+  OpContext ctx(DispatchKey::CPU);
   if (!layout) {
-    fused::run_whole(steps, ops, inputs, ctx, out);
+    fused::run_whole(steps, plan.ops, inputs, ctx, out);
     return out;
   }
 
@@ -114,9 +118,9 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
   int64_t item = 1;
   for (const Tensor& t : types) item = std::max(item, int64_t(element_size(t.dtype())));
   const int64_t block = std::clamp<int64_t>(block_bytes / (cols * item), 1, rows);
-  if (const auto raw = fused::RawRowProgram::compile(steps, types, layout->shape, layout->roles)) {
+  if (plan.raw) {
     // No dispatch per step: smaller blocks, so a block's intermediates stay in L1/L2.
-    raw->run(inputs, out, std::clamp<int64_t>(std::min(block_bytes, kRawRowBlockBytes) / (cols * item), 1, rows));
+    plan.raw->run(inputs, out, std::clamp<int64_t>(std::min(block_bytes, kRawRowBlockBytes) / (cols * item), 1, rows));
     return out;
   }
   // The result is the widest shape or the per-row one (a chain that ends in a reduction).
@@ -138,10 +142,24 @@ Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedSte
     scratch.reset();
     blocks.clear();
     for (size_t i = 0; i < inputs.size(); ++i) blocks.push_back(view(inputs[i], layout->roles[i], r0, k));
-    fused::run_tile(steps, ops, blocks, inputs.size(), ctx, scratch,
+    fused::run_tile(steps, plan.ops, blocks, inputs.size(), ctx, scratch,
                     out.as_strided({k, out_cols}, {out_cols, 1}, r0 * out_cols));
   }
   return out;
+}
+
+}  // namespace
+
+bool runs_in_row_blocks(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  return make_plan(inputs, steps).layout.has_value();
+}
+
+bool runs_on_raw_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps) {
+  return make_plan(inputs, steps).raw.has_value();
+}
+
+Tensor run_fused_rows(std::span<const Tensor> inputs, const std::vector<FusedStep>& steps, int64_t block_bytes) {
+  return run_plan(inputs, steps, make_plan(inputs, steps), block_bytes);
 }
 
 namespace {
@@ -149,7 +167,11 @@ namespace {
 SYMMFLOW_LIBRARY_FRAGMENT(symmflow, m) {
   m.def("fused_rows(Tensor[] inputs, str program) -> Tensor");
   impl_both(m, "fused_rows", [](OpContext&, Args a) -> Results {
-    return {run_fused_rows(a[0].to_tensor_list(), fused::cached_program(a[1].to_string()).steps)};
+    const std::vector<Tensor> inputs = a[0].to_tensor_list();
+    const fused::CachedProgram& program = fused::cached_program(a[1].to_string());
+    return {run_plan(inputs, program.steps,
+                     fused::memo_plan<Plan>(program, inputs, [&] { return make_plan(inputs, program.steps); }),
+                     kFusedRowBlockBytes)};
   });
 }
 

@@ -86,6 +86,40 @@ void row_extremes(const T* x, int64_t n, int64_t k, T* dst) {
   });
 }
 
+// Whether a step reads source `a` as a block, else one value (per row for a full
+// step: a per-row input or step; per run: a constant or a one-element input). A
+// per-row step reads per-row inputs and steps as blocks of the block's rows.
+bool reads_block(const Source& a, std::span<const RowRole> roles, const std::vector<RawRowProgram::Step>& steps,
+                 bool full_step) {
+  switch (a.kind) {
+    case Source::Kind::constant: return false;
+    case Source::Kind::step: return steps[size_t(a.index)].full || !full_step;
+    case Source::Kind::input: {
+      const RowRole r = roles[size_t(a.index)];
+      return r == RowRole::full || r == RowRole::row || (!full_step && r == RowRole::per_row);
+    }
+  }
+  return false;
+}
+
+// Composes each step that only the next step reads into it (compose_pair), both
+// full (x * rstd * w) or both per-row (mean + eps, then rsqrt).
+void compose_pairs(RawRowProgram& p) {
+  std::vector<int> reads(p.steps.size(), 0);
+  for (const RawRowProgram::Step& s : p.steps)
+    for (const Source& a : s.step.args)
+      if (a.kind == Source::Kind::step) ++reads[size_t(a.index)];
+  for (size_t j = 0; j + 1 < p.steps.size(); ++j) {
+    RawRowProgram::Step &first = p.steps[j], &second = p.steps[j + 1];
+    const bool elementwise = first.kind == RawRowProgram::Step::Kind::elementwise &&
+                             second.kind == RawRowProgram::Step::Kind::elementwise;
+    if (!elementwise || first.full != second.full || reads[j] != 1) continue;
+    if (compose_pair(p.dtype, int(j), first.step, second.step,
+                     [&](const Source& a) { return reads_block(a, p.roles, p.steps, second.full); }))
+      second.per_row_call = first.per_row_call || second.per_row_call;
+  }
+}
+
 template <typename T>
 void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor& out, int64_t block_rows) {
   const int64_t cols = p.cols, rows = numel_of(out.sizes()) / (p.steps.back().full ? cols : 1);
@@ -100,7 +134,8 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   const size_t full_bytes = (size_t(block_rows * cols) * sizeof(T) + kPage - 1) / kPage * kPage;
   const auto row_inputs = std::count(p.roles.begin(), p.roles.end(), RowRole::row);
   size_t need = 2 * kPage + size_t(row_inputs) * full_bytes;
-  for (size_t j = 0; j < last; ++j) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
+  for (size_t j = 0; j < last; ++j)
+    if (!p.steps[j].step.into_next) need += p.steps[j].full ? full_bytes : size_t(block_rows) * sizeof(T);
   thread_local std::unique_ptr<std::byte[]> scratch;
   thread_local size_t capacity = 0;
   if (capacity < need) {
@@ -112,7 +147,7 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
   std::byte* next = scratch.get() + ((kPage - start % kPage) % kPage) + reinterpret_cast<uintptr_t>(result) % kPage;
   std::vector<T*> buf(p.steps.size());
   for (size_t j = 0; j < last; ++j)
-    if (p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
+    if (p.steps[j].full && !p.steps[j].step.into_next) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + full_bytes));
   // A row input, repeated over a block's rows once per run, is read as a full block.
   std::vector<const T*> base(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -123,40 +158,57 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
     base[i] = own;
   }
   for (size_t j = 0; j < last; ++j)
-    if (!p.steps[j].full) buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
+    if (!p.steps[j].full && !p.steps[j].step.into_next)
+      buf[j] = reinterpret_cast<T*>(std::exchange(next, next + block_rows * sizeof(T)));
+
+  // Each step's operands, resolved once per run: a block of the step's shape (row
+  // r of block r0 at p + r0 * shift + r * stride: a full step's per-row call has
+  // r > 0), one value per row (per_row[r0 * shift + r]), or one value v.
+  struct Operand {
+    const T* p = nullptr;
+    int64_t stride = 0, shift = 0;
+    const T* per_row = nullptr;
+    double v = 0;
+    BlockArg at(int64_t r0, int64_t r) const {  // a whole BlockArg: see below
+      if (per_row) return {nullptr, double(per_row[r0 * shift + r])};
+      return {p ? p + r0 * shift + r * stride : nullptr, v};
+    }
+  };
+  auto operand = [&](const Source& a, bool full_step) -> Operand {
+    switch (a.kind) {
+      case Source::Kind::constant: return {.v = a.value};
+      case Source::Kind::step: {
+        const T* s = buf[size_t(a.index)];
+        if (p.steps[size_t(a.index)].full) return {.p = s, .stride = cols};
+        return full_step ? Operand{.per_row = s} : Operand{.p = s};
+      }
+      case Source::Kind::input: {
+        const T* x = base[size_t(a.index)];
+        switch (p.roles[size_t(a.index)]) {
+          case RowRole::full: return {.p = x, .stride = cols, .shift = cols};
+          case RowRole::row: return {.p = x, .stride = cols};  // the repeated row
+          case RowRole::per_row: return full_step ? Operand{.shift = 1, .per_row = x} : Operand{.p = x, .shift = 1};
+          case RowRole::scalar: return {.v = double(x[0])};
+        }
+      }
+    }
+    return {};
+  };
+  std::vector<std::array<Operand, 3>> operands(p.steps.size());
+  for (size_t j = 0; j <= last; ++j)
+    for (size_t a = 0; a < p.steps[j].step.args.size(); ++a)
+      operands[j][a] = operand(p.steps[j].step.args[a], p.steps[j].full || p.steps[j].kind != RawRowProgram::Step::Kind::elementwise);
 
   for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
     const int64_t k = std::min(block_rows, rows - r0);
-    buf[last] = result + r0 * (p.steps[last].full ? cols : 1);
-    // Operand `a` of a step, at row r of the block (a full step's per-row call) or
-    // for the whole block (r == 0 otherwise): a block of this step's shape, or a value.
-    auto operand = [&](const Source& a, bool full_step, int64_t r) -> BlockArg {
-      switch (a.kind) {
-        case Source::Kind::constant: return {nullptr, a.value};
-        case Source::Kind::step: {
-          const T* s = buf[size_t(a.index)];
-          if (p.steps[size_t(a.index)].full) return {s + r * cols, 0};
-          return full_step ? BlockArg{nullptr, double(s[r])} : BlockArg{s, 0};
-        }
-        case Source::Kind::input: {
-          const T* x = base[size_t(a.index)];
-          switch (p.roles[size_t(a.index)]) {
-            case RowRole::full: return {x + (r0 + r) * cols, 0};
-            case RowRole::row: return {x + r * cols, 0};  // the repeated row
-            case RowRole::per_row: return full_step ? BlockArg{nullptr, double(x[r0 + r])} : BlockArg{x + r0, 0};
-            case RowRole::scalar: return {nullptr, double(x[0])};
-          }
-        }
-      }
-      return {};
-    };
+    T* const dst_last = result + r0 * (p.steps[last].full ? cols : 1);
     for (size_t j = 0; j <= last; ++j) {
       const RawRowProgram::Step& s = p.steps[j];
-      const BlockProgram::Step& st = s.step;
-      std::array<BlockArg, 3> args;
+      if (s.step.into_next) continue;
+      const std::array<Operand, 3>& ops = operands[j];
+      T* const dst = j == last ? dst_last : buf[j];
       if (s.kind != RawRowProgram::Step::Kind::elementwise) {
-        const T* x = static_cast<const T*>(operand(st.args[0], true, 0).p);
-        T* dst = buf[j];
+        const T* x = static_cast<const T*>(ops[0].at(r0, 0).p);
         switch (s.kind) {
           case RawRowProgram::Step::Kind::sum: row_sums<T, false>(x, cols, k, dst); break;
           case RawRowProgram::Step::Kind::mean: row_sums<T, true>(x, cols, k, dst); break;
@@ -166,10 +218,14 @@ void run_as(const RawRowProgram& p, std::span<const Tensor> inputs, const Tensor
         }
         continue;
       }
+      // Whole BlockArgs each call: a store of one field then a load of the pair
+      // fails to forward and stalls (3.5 us of RMSNorm 64K's 21 when one did).
+      const size_t arity = s.step.args.size();
+      std::array<BlockArg, 3> args;
       const int64_t calls = s.per_row_call ? k : 1, n = s.per_row_call ? cols : k * (s.full ? cols : 1);
       for (int64_t r = 0; r < calls; ++r) {
-        for (size_t a = 0; a < st.args.size(); ++a) args[a] = operand(st.args[a], s.full, r);
-        st.kernel(args.data(), st.params, buf[j] + r * n, n);
+        for (size_t a = 0; a < arity; ++a) args[a] = ops[a].at(r0, r);
+        s.step.kernel(args.data(), s.step.params, dst + r * n, n);
       }
     }
   }
@@ -194,6 +250,7 @@ std::optional<RawRowProgram> RawRowProgram::compile(const std::vector<FusedStep>
     if (!st) return std::nullopt;
     p.steps.push_back(std::move(*st));
   }
+  compose_pairs(p);
   return p;
 }
 

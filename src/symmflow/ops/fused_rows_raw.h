@@ -8,6 +8,11 @@
 // row length in the dtype, and a row amax/amin is lane_extreme.h's or the ordered
 // rule: reduce.cc's dense-row paths, so bitwise eager's.
 //
+// Two consecutive full steps that fused_block.h's compose_pair takes (add, sub,
+// mul, div, relu), the first read by the second only, run as one loop (RMSNorm's x * rstd * weight, layer_norm's
+// (x - mean) * rstd * weight): the intermediate stays in a register, each op
+// still rounds as its kernel does.
+//
 // Takes chains whose inputs and steps all have the chain's dtype, rows of at
 // least 2 elements, and reductions over a block of full rows; anything else (bool masks, bf16, a step the blocks do not
 // run) compiles to nullopt and fused_rows calls each step's kernel instead.

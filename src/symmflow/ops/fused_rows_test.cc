@@ -3,7 +3,9 @@
 // row per block up to the whole tensor), for rows no vector width divides, rows
 // longer than a summation block, NaN and inf rows and every float dtype; a
 // reduction over another dim or without keepdim is refused; operands a block
-// cannot view run unfused, still eager's result.
+// cannot view run unfused, still eager's result; pairs of steps the raw path
+// composes into one loop keep the bits; the registered op plans again when its
+// inputs change.
 #include "symmflow/ops/fused_rows.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +13,8 @@
 #include <limits>
 
 #include "symmflow/kernels/views.h"
+#include "symmflow/ops/fused_rows_raw.h"
+#include "symmflow/ops/fused_steps.h"
 #include "symmflow/ops/fused_testing.h"
 
 namespace symmflow::ops {
@@ -117,6 +121,66 @@ TEST(FusedRows, FloatChainsOfReductionsAndBlockStepsTakeTheRawPath) {
   expect_eager_bits_at_every_block_size({with_special_rows({9, 37}), values({37}, DType::f32, 1)}, kRmsNorm);
 }
 
+// Which steps the raw program composes into the next (fused_rows_raw.h's pairs).
+std::vector<bool> composed(const std::vector<Tensor>& in, const char* program) {
+  const auto steps = parse_fused_program(program);
+  const auto types = fused::step_types(in, steps, fused::resolve("test", steps, in.size(), is_row_step, ""));
+  std::vector<fused::RowRole> roles;
+  for (const Tensor& t : in)
+    roles.push_back(t.sizes() == in[0].sizes() ? fused::RowRole::full
+                    : t.numel() == 1           ? fused::RowRole::scalar
+                    : t.sizes().back() == 1    ? fused::RowRole::per_row
+                                               : fused::RowRole::row);
+  const auto raw = fused::RawRowProgram::compile(steps, types, in[0].sizes(), roles);
+  std::vector<bool> into_next;
+  if (raw)
+    for (const auto& st : raw->steps) into_next.push_back(st.step.into_next);
+  return into_next;
+}
+
+TEST(FusedRows, StepPairsRunAsOneLoopWithEagersBits) {
+  // RMSNorm's x * rstd * w, layer_norm's (x - mean) * rstd * w, and pairs of every
+  // arithmetic op with alpha, the first's result on either side of the second and
+  // a one-element or per-row third operand, on NaN and inf rows, f32 and f64.
+  const char* kPairs =
+      "aten::amax(x0, [-1], true); aten::sub.Tensor(x0, t0, 2); aten::div.Tensor(x1, t1); "
+      "aten::sum.dim_IntList(t2, [-1], true, None); aten::add.Tensor(t2, t3, -0.5); aten::mul.Tensor(t4, x2); "
+      "aten::rsub.Tensor(t3, x0, 3); aten::sub.Tensor(t6, x3, 1); aten::div.Tensor(t5, t7)";
+  for (DType d : {DType::f32, DType::f64}) {
+    SCOPED_TRACE(dtype_name(d));
+    for (const Shape& s : {Shape{9, 37}, Shape{2, 6, 19}}) {
+      const Tensor x = d == DType::f32 ? with_special_rows(s) : values(s, d, 4);
+      const Shape per_row = [&] { Shape p = s; p.back() = 1; return p; }();
+      const std::vector<Tensor> rms = {x, values({s.back()}, d, 1)};
+      // mean + eps into rsqrt (per-row steps), x * rstd into * w (full ones).
+      EXPECT_EQ(composed(rms, kRmsNorm), (std::vector<bool>{false, false, true, false, true, false}));
+      expect_eager_bits_at_every_block_size(rms, kRmsNorm);
+      const std::vector<Tensor> ln = {x, values({s.back()}, d, 1), values({s.back()}, d, 2)};
+      // t1 is read twice: not composed; var + eps into rsqrt, t6 into * w are.
+      EXPECT_EQ(composed(ln, kLayerNorm),
+                (std::vector<bool>{false, false, false, false, true, false, true, false, false}));
+      expect_eager_bits_at_every_block_size(ln, kLayerNorm);
+      const std::vector<Tensor> pairs = {x, values(s, d, 2), values({1}, d, 3), values(per_row, d, 5)};
+      EXPECT_EQ(composed(pairs, kPairs),
+                (std::vector<bool>{false, true, false, false, true, false, true, false, false}));
+      expect_eager_bits_at_every_block_size(pairs, kPairs);
+    }
+  }
+}
+
+TEST(FusedRows, PairsNoPairKernelTakesRunStepByStep) {
+  // A value on the left of the second op (rsub of a constant): no pair kernel,
+  // each step its own loop; the per-row pair beside it (a per-row sum * one
+  // element, then - a per-row input) composes.
+  const char* program =
+      "aten::sum.dim_IntList(x0, [-1], true, None); aten::mul.Tensor(x0, x1); aten::rsub.Scalar(t1, 3, 0.5); "
+      "aten::mul.Tensor(t0, x1); aten::sub.Tensor(t3, x2, 1); aten::mul.Tensor(t2, t4)";
+  const std::vector<Tensor> in = {with_special_rows({9, 37}), values({1}, DType::f32, 1),
+                                  values({9, 1}, DType::f32, 2)};
+  EXPECT_EQ(composed(in, program), (std::vector<bool>{false, false, false, true, false, false}));
+  expect_eager_bits_at_every_block_size(in, program);
+}
+
 TEST(FusedRows, ChainsTheRawPathCannotRunCallEachStepsKernel) {
   // ...but a bf16 chain, a mixed-dtype one, rows of one element, a comparison's
   // bool mask: each step's kernel per block, still eager's bits.
@@ -175,6 +239,28 @@ TEST(FusedRows, ProgramTextTakesIntLists) {
   EXPECT_EQ(format_fused_program(steps), text);
   EXPECT_THROW(parse_fused_program("aten::amax(x0, [-1, x], true)"), Error);
   EXPECT_THROW(parse_fused_program("aten::amax(x0, [-1, true)"), Error);
+}
+
+TEST(FusedRows, TheRegisteredOpRePlansWhenItsInputsChange) {
+  // Through the dispatcher, as a compiled program calls it: the plan made on the
+  // first call serves the second; new sizes, a new dtype, and the same sizes with
+  // other strides (a transposed square: unfused) each get their own.
+  const Operator& op = Dispatcher::instance().get("symmflow::fused_rows");
+  OpContext ctx(DispatchKey::CPU);
+  const std::string program = kRmsNorm;
+  const Tensor square = values({40, 40}, DType::f32, 0);
+  const std::vector<std::vector<Tensor>> calls = {
+      {values({64, 300}, DType::f32, 0), values({300}, DType::f32, 1)},
+      {with_special_rows({64, 300}), values({300}, DType::f32, 1)},
+      {values({7, 5000}, DType::f64, 0), values({5000}, DType::f64, 1)},
+      {values({7, 50}, DType::bf16, 0), values({50}, DType::bf16, 1)},
+      {square, values({40}, DType::f32, 1)},
+      {kernels::transpose(square, 0, 1), values({40}, DType::f32, 1)}};
+  for (const std::vector<Tensor>& in : calls) {
+    const std::vector<IValue> args = {IValue(in), IValue(program)};
+    const Tensor got = op.call(ctx, args).at(0).to_tensor();
+    EXPECT_TRUE(same_bits(got, eager(in, parse_fused_program(program)))) << in[0].type_string();
+  }
 }
 
 TEST(FusedRows, MetaInputsGiveTheResultType) {

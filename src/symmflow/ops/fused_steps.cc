@@ -72,6 +72,20 @@ void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Oper
   kernels::copy_(out, run_steps(steps, ops, env, inputs.size(), ctx));
 }
 
+InputSignature::InputSignature(std::span<const Tensor> inputs) {
+  for (const Tensor& t : inputs) inputs_.push_back({t.dtype(), t.is_meta(), t.sizes(), t.strides()});
+}
+
+bool InputSignature::matches(std::span<const Tensor> inputs) const {
+  if (inputs.size() != inputs_.size()) return false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Input& s = inputs_[i];
+    const Tensor& t = inputs[i];
+    if (s.dtype != t.dtype() || s.meta != t.is_meta() || s.sizes != t.sizes() || s.strides != t.strides()) return false;
+  }
+  return true;
+}
+
 const CachedProgram& cached_program(const std::string& text) {
   thread_local std::unordered_map<std::string, CachedProgram> cache;
   if (auto it = cache.find(text); it != cache.end()) return it->second;

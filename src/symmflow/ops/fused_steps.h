@@ -95,12 +95,44 @@ void run_whole(const std::vector<FusedStep>& steps, const std::vector<const Oper
                std::span<const Tensor> inputs, OpContext& ctx, const Tensor& out);
 
 // A parsed program and what its op derived from it for the inputs it last ran on
-// (fused_pointwise: the types, tile layout and block program of one input
-// signature; a compiled program runs a node on one signature every iteration).
+// (memo_plan: the types, layout and block program of one input signature; a
+// compiled program runs a node on one signature every iteration).
 struct CachedProgram {
   std::vector<FusedStep> steps;
   mutable std::any memo;
 };
+
+// What a plan made from a program's inputs depends on: each input's dtype,
+// sizes, strides and whether it is meta. Compared in place, so a call that finds
+// its plan allocates nothing.
+class InputSignature {
+ public:
+  explicit InputSignature(std::span<const Tensor> inputs);
+  bool matches(std::span<const Tensor> inputs) const;
+
+ private:
+  struct Input {
+    DType dtype;
+    bool meta;
+    Shape sizes, strides;
+  };
+  std::vector<Input> inputs_;
+};
+
+// `program`'s plan for `inputs`: the one its last run made when their signature
+// is the same (a compiled program's node: every call but the first), else
+// make() (a Plan), kept for the next call. One plan per program and thread; an
+// op that makes another Plan type from the same text just makes its own again.
+template <class Plan, class Make>
+const Plan& memo_plan(const CachedProgram& program, std::span<const Tensor> inputs, Make&& make) {
+  struct Memo {
+    InputSignature signature;
+    Plan plan;
+  };
+  if (const auto* m = std::any_cast<Memo>(&program.memo); m != nullptr && m->signature.matches(inputs)) return m->plan;
+  program.memo = Memo{InputSignature(inputs), make()};
+  return std::any_cast<Memo>(&program.memo)->plan;
+}
 
 // A compiled program runs the same nodes every iteration: each thread parses a
 // program text once (a bounded cache: a program with more distinct fused nodes
