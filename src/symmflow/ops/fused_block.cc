@@ -131,7 +131,8 @@ BlockKernel unary_table_kernel(std::string_view op) {
 // -ffp-contract=off: t is rounded to T as the first kernel's store rounds it.
 template <typename T, typename Op1, bool A, bool B, typename Op2, bool FirstLeft, bool C>
 void binary_binary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
-  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  const auto f = Op1::template make<T>(params);
+  const auto g = Op2::template make<T>(params + 2);
   auto fg = [f, g](T x, T y, T z) {
     const T t = f(x, y);
     if constexpr (FirstLeft) return g(t, z);
@@ -141,7 +142,8 @@ void binary_binary_kernel(const BlockArg* a, const double* params, void* out, in
 }
 template <typename T, typename Op1, bool A, bool B, typename Op2>
 void binary_unary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
-  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  const auto f = Op1::template make<T>(params);
+  const auto g = Op2::template make<T>(params + 2);
   auto fg = [f, g](T x, T y) {
     const T t = f(x, y);
     return g(t);
@@ -150,7 +152,8 @@ void binary_unary_kernel(const BlockArg* a, const double* params, void* out, int
 }
 template <typename T, typename Op1, typename Op2, bool FirstLeft, bool C>
 void unary_binary_kernel(const BlockArg* a, const double* params, void* out, int64_t n) {
-  const auto f = Op1::template make<T>(params), g = Op2::template make<T>(params + 2);
+  const auto f = Op1::template make<T>(params);
+  const auto g = Op2::template make<T>(params + 2);
   auto fg = [f, g](T x, T z) {
     const T t = f(x);
     if constexpr (FirstLeft) return g(t, z);
