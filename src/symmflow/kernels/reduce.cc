@@ -153,6 +153,14 @@ void pass_rows(const ReducePlan& p, V* l0, V* l1, V* l2, int64_t count, Step ste
 constexpr int64_t kColumnBlock = 64;
 constexpr int64_t kBlockedInputBytes = int64_t(512) << 10;
 
+// Whether an outer-dim reduction over one dim reads an input that stays in L2
+// (kBlockedInputBytes): the column sums' and column extremes' register and
+// block paths pay only then.
+template <typename V>
+bool one_dim_in_l2(const ReducePlan& p, int64_t outputs) {
+  return p.red_sizes.size() == 1 && p.red_count * outputs * int64_t(sizeof(V)) <= kBlockedInputBytes;
+}
+
 // LaneSum::column_sums of columns summed over fewer than kBlock rows (no
 // cascade), the lanes in registers: for each piece of kV 32-byte vectors of
 // columns, lanes p .. p + kG - 1 (rows p .. p + kG - 1 of every 32) in 16
@@ -222,7 +230,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   const In* in = static_cast<const In*>(t.data_ptr());
   if (kept_inner(p)) {
     const bool columns = std::is_same_v<In, V> && p.red_sizes.size() == 1 && is_dense_run(p.kept_sizes, p.kept_strides);
-    const bool blocked = columns && p.red_count * outputs * int64_t(sizeof(V)) <= kBlockedInputBytes;
+    const bool blocked = columns && one_dim_in_l2<V>(p, outputs);
     int64_t done = 0;  // leading columns already summed
     if (blocked && p.red_count < Sum::kBlock) {
       done = short_column_sums(reinterpret_cast<const V*>(in), p.red_count, p.red_strides[0], outputs, totals);
@@ -338,8 +346,7 @@ bool column_extremes_without_nan(const T* in, const ReducePlan& p, int64_t outpu
   // row). A larger input streams faster row by row (1024 x 1024 f32: 62 us against 85).
   static constexpr int kW = int(32 / sizeof(T)), kV = 8;  // static: the lambda uses them uncaptured
   typedef T Vec __attribute__((vector_size(32)));
-  const bool in_l2 = p.red_sizes.size() == 1 && p.red_count * outputs * int64_t(sizeof(T)) <= kBlockedInputBytes;
-  const int64_t whole = in_l2 ? outputs - outputs % (kV * kW) : 0;
+  const int64_t whole = one_dim_in_l2<T>(p, outputs) ? outputs - outputs % (kV * kW) : 0;
   std::copy_n(in + whole, outputs - whole, best + whole);
   int nan = 0;
   simd::run([&] {
