@@ -31,8 +31,6 @@ bool dense(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
   return true;
 }
 
-using ByteRuns = std::vector<std::pair<int64_t, int64_t>>;  // [begin, end), sorted, merged
-
 // v's bytes that fall in [lo, hi), as sorted disjoint runs.
 ByteRuns byte_runs(const ViewGeometry& v, int64_t lo, int64_t hi) {
   std::vector<int64_t> byte_strides(v.strides.begin(), v.strides.end());
@@ -52,13 +50,7 @@ ByteRuns byte_runs(const ViewGeometry& v, int64_t lo, int64_t hi) {
       for (int64_t i = 0; i < n; ++i) add(first + i * s[0], first + i * s[0] + isz);
     }
   });
-  std::sort(runs.begin(), runs.end());
-  ByteRuns merged;
-  for (const auto& r : runs) {
-    if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
-    else merged.push_back(r);
-  }
-  return merged;
+  return merge_runs({}, runs);
 }
 
 // Runs the walk of v would produce: one per element unless the innermost
@@ -72,6 +64,36 @@ int64_t runs_to_walk(const ViewGeometry& v) {
 }
 
 }  // namespace
+
+std::optional<ByteRuns> view_byte_runs(const ViewGeometry& v) {
+  if (numel_of(v.sizes) == 0) return ByteRuns{};
+  if (runs_to_walk(v) > kMaxWalkedRuns) return std::nullopt;
+  const auto [lo, hi] = byte_extent(v);
+  return byte_runs(v, lo, hi);
+}
+
+bool runs_cover(const ByteRuns& cover, const ByteRuns& runs) {
+  // Both sorted: each run must lie inside one cover run (cover runs are merged,
+  // so a run spanning two of them has a gap).
+  size_t i = 0;
+  for (const auto& [b, e] : runs) {
+    while (i < cover.size() && cover[i].second <= b) ++i;
+    if (i == cover.size() || cover[i].first > b || cover[i].second < e) return false;
+  }
+  return true;
+}
+
+ByteRuns merge_runs(const ByteRuns& cover, const ByteRuns& runs) {
+  ByteRuns all(cover);
+  all.insert(all.end(), runs.begin(), runs.end());
+  std::sort(all.begin(), all.end());
+  ByteRuns merged;
+  for (const auto& r : all) {
+    if (!merged.empty() && r.first <= merged.back().second) merged.back().second = std::max(merged.back().second, r.second);
+    else merged.push_back(r);
+  }
+  return merged;
+}
 
 ViewGeometry geometry(const Tensor& t) {
   return {t.sizes(), t.strides(), t.storage_offset(), int64_t(t.itemsize())};

@@ -12,9 +12,11 @@
 // is geometry alone).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "symmflow/core/tensor.h"
 
@@ -67,6 +69,16 @@ InternalOverlap internal_overlap(const ViewGeometry& v);
 // kMaxWalkedRuns runs per view the answer is a conservative yes.
 inline constexpr int64_t kMaxWalkedRuns = int64_t(1) << 22;
 bool views_share_bytes(const ViewGeometry& a, const ViewGeometry& b);
+
+// Bytes of a storage as sorted, disjoint [begin, end) runs from its start.
+using ByteRuns = std::vector<std::pair<int64_t, int64_t>>;
+// A view's bytes (coalesced: a dense view is one run, a column of a row-major
+// matrix one run per element); nullopt beyond kMaxWalkedRuns runs (not walked).
+std::optional<ByteRuns> view_byte_runs(const ViewGeometry& v);
+// Does `cover` hold every byte of `runs`?
+bool runs_cover(const ByteRuns& cover, const ByteRuns& runs);
+// cover and runs together, sorted and merged.
+ByteRuns merge_runs(const ByteRuns& cover, const ByteRuns& runs);
 
 // PyTorch's checks, with its messages prefixed by `op`:
 //   "<op>: unsupported operation: more than one element of the written-to tensor

@@ -36,38 +36,6 @@ bool is_pure_view(const Node& n) {
   return outs > 0;
 }
 
-std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>& roots) {
-  // Each input's first toucher, found in one pass: how many of its operands
-  // reach the input's storage, and the node.
-  std::vector<int> input_of(g.num_values(), -1);
-  for (size_t i = 0; i < g.inputs().size(); ++i) input_of[size_t(g.inputs()[i]->id())] = int(i);
-  std::vector<const Node*> first(g.inputs().size(), nullptr);
-  std::vector<int> touches(g.inputs().size(), 0);
-  size_t open = g.inputs().size();
-  for (const Node* n : g.nodes()) {
-    if (open == 0) break;
-    for (const auto& a : n->args())
-      a.for_each_value([&](const Value* v) {
-        const Value* r = roots[size_t(v->id())];
-        const int i = r ? input_of[size_t(r->id())] : -1;
-        if (i < 0 || (first[size_t(i)] && first[size_t(i)] != n)) return;
-        if (!first[size_t(i)]) --open;
-        first[size_t(i)] = n;
-        ++touches[size_t(i)];
-      });
-  }
-  std::vector<bool> out(g.inputs().size(), false);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const Value* in = g.inputs()[i];
-    const Node* n = first[i];
-    if (!n || touches[i] != 1 || !in->is_tensor() || !in->type().is_contiguous_at_zero() ||
-        in->type().nbytes() != in->storage_size() || comm_kind(*n) != CommKind::p2p || n->functional())
-      continue;
-    for (const auto& w : n->writes()) out[i] = out[i] || n->value_at(w) == in;  // received into, whole
-  }
-  return out;
-}
-
 bool moves_without_staging(const Value& v, const std::vector<Value*>& roots) {
   const Value* r = roots[size_t(v.id())];
   const auto& t = v.type();

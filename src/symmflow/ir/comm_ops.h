@@ -44,13 +44,6 @@ bool is_builtin_op(const Node& n);
 // The group an op communicates in (its `group_name` argument), or "".
 std::string group_of(const Node& n);
 
-// Per graph input: whether its contents on entry are never read, because the
-// first node that touches its storage is a P2P op that receives into the whole
-// of it and touches it nowhere else. Its copy into symmetric memory can then be
-// skipped (only the copy back remains). One pass over the graph.
-// `roots`: ir::storage_roots(g).
-std::vector<bool> received_before_read(const Graph& g, const std::vector<Value*>& roots);
-
 // Whether the runtime may move v without staging (by its heap offset): a
 // contiguous view of a symmetric buffer, or of a graph input (the caller may
 // pass it symmetric). A send is worth making rendezvous (ir::Instruction::

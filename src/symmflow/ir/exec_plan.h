@@ -64,7 +64,7 @@ struct ExecPlan {
   bool built = false;
   std::vector<Instruction> instructions;  // the graph's nodes, in order
   std::vector<bool> input_symmetric;      // per graph input: placement wants it symmetric
-  std::vector<bool> input_copied_in;      // ... and, passed regular, is copied in (not when received whole first)
+  std::vector<bool> input_copied_in;      // ... and, passed regular, is copied in (not when overwritten whole before any read)
   std::vector<bool> input_written;        // per graph input: the program writes its storage
   std::vector<PlannedCopy> copies;        // in report order: inputs, the compiler's copies, outputs
 };

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "symmflow/ir/exec_plan.h"
+
 namespace symmflow::ir {
 
 namespace {
@@ -90,8 +92,16 @@ std::string print_graph(const Graph& g, const PrintOptions& opts) {
                      g.rank_set() ? " ranks " + g.rank_set()->str() + " " : "", fmt::join(params, ", "),
                      fmt::join(rets, ", "));
   if (opts.types)
-    for (const Value* v : g.inputs())
-      if (v->symmetric()) out += fmt::format("  # input %{}: copied into symmetric memory{}\n", v->name(), placement(g, v));
+    for (size_t i = 0; i < g.inputs().size(); ++i) {
+      const Value* v = g.inputs()[i];
+      if (!v->symmetric()) continue;
+      // The executable plan skips the copy of an input overwritten before any read.
+      const ExecPlan* p = g.exec_plan();
+      const bool copied = !p || !p->built || p->input_copied_in.at(i);
+      out += fmt::format("  # input %{}: {}{}\n", v->name(),
+                         copied ? "copied into symmetric memory" : "in symmetric memory, not copied in (overwritten first)",
+                         placement(g, v));
+    }
 
   // A statement names its results when any of them is used.
   std::unordered_set<const Value*> used(g.outputs().begin(), g.outputs().end());

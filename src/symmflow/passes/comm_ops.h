@@ -12,6 +12,5 @@ using ir::group_of;
 using ir::is_builtin_op;
 using ir::is_pure_view;
 using ir::issues_comm;
-using ir::received_before_read;
 
 }  // namespace symmflow::passes

@@ -4,6 +4,7 @@
 
 #include "symmflow/ir/alias.h"
 #include "symmflow/ir/exec_plan.h"
+#include "symmflow/ir/overwritten_inputs.h"
 #include "symmflow/passes/comm_ops.h"
 
 namespace symmflow::passes {
@@ -153,11 +154,11 @@ bool BuildExecPlan::run(ir::Graph& g) {
     }
     p->instructions.push_back(std::move(s));
   }
-  const auto received = received_before_read(g, roots);
+  const auto overwritten = ir::overwritten_before_read(g, roots);
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const Value* in = g.inputs()[i];
     p->input_symmetric.push_back(in->is_tensor() && in->symmetric());
-    p->input_copied_in.push_back(p->input_symmetric.back() && !received[i]);
+    p->input_copied_in.push_back(p->input_symmetric.back() && !overwritten[i]);
   }
   p->input_written = written_inputs(g, roots);
   p->copies = planned_copies(g, *p, roots);

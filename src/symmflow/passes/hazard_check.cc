@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/core/strided.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/ir/exec_plan.h"
@@ -506,27 +507,59 @@ class HazardChecker {
       if (written_.count(in) && !plan->input_written.at(i))
         fail(Kind::plan_mismatch, nullptr, nullptr,
              fmt::format("graph input %{} is written, but the plan does not copy it back", in->name()));
-      if (!plan->input_copied_in.at(i)) {
-        // Not copied in: the first node that touches its storage must receive into it whole.
-        for (const Node* n : nodes_) {
-          bool touches = false;
-          for (const auto& a : n->args()) a.for_each_value([&](const Value* v) { touches |= root_of(v) == in; });
-          if (!touches) continue;
-          bool received = false;
-          if (auto it = entries_.find(n); it != entries_.end())
-            for (const Entry& e : it->second) {
-              for (const Value* w : e.writes) received |= root_of(w) == in && w->type().nbytes() == in->type().nbytes();
-              for (const Value* r : e.reads) received &= root_of(r) != in;  // sent as well: its old bytes are read
-            }
-          if (!received)
-            fail(Kind::plan_mismatch, n, nullptr,
-                 fmt::format("graph input %{} is not copied into symmetric memory, but {} touches it before any "
-                             "receive writes it whole",
-                             in->name(), describe(n)));
-          break;
-        }
-      }
+      if (!plan->input_copied_in.at(i)) check_overwritten_first(in);
     }
+  }
+
+  // An input the plan does not copy in starts with stale bytes in its symmetric
+  // buffer: every byte must be written before anything reads it, and all of them
+  // before the end copies the buffer back. This check's own reading of the ops:
+  // asynchronous ops read and write their entries (a receive writes only), a
+  // synchronous node reads every argument it does not merely alias, except the
+  // self of aten::copy_, fill_ and zero_, and writes sync_writes().
+  void check_overwritten_first(const Value* in) const {
+    ByteRuns written;
+    const int64_t bytes = in->type().nbytes();
+    auto runs = [&](const Value* v) { return view_byte_runs(ir::ViewExtent(v->type()).view()); };
+    auto whole = [&] { return written.size() == 1 && written[0].first <= 0 && written[0].second >= bytes; };
+    auto read = [&](const Node* n, const Value* v) {
+      if (root_of(v) != in || whole()) return;
+      const auto r = runs(v);
+      if (!r || !runs_cover(written, *r))
+        fail(Kind::plan_mismatch, n, nullptr,
+             fmt::format("graph input %{} is not copied into symmetric memory, but {} reads %{} before the "
+                         "program has written those bytes of %{}",
+                         in->name(), describe(n), v->name(), in->name()));
+    };
+    auto write = [&](const Value* v) {
+      if (root_of(v) != in) return;
+      if (const auto r = runs(v)) written = merge_runs(written, *r);
+    };
+    for (const Node* n : nodes_) {
+      if (whole()) return;
+      if (auto it = entries_.find(n); it != entries_.end()) {
+        for (const Entry& e : it->second)
+          for (const Value* v : e.reads) read(n, v);
+        for (const Entry& e : it->second)
+          for (const Value* v : e.writes) write(v);
+        continue;
+      }
+      const auto aliased = n->output_aliases();
+      const auto& sc = n->schema();
+      const bool self_overwritten =
+          !n->functional() && sc.ns == "aten" && (sc.name == "copy_" || sc.name == "fill_" || sc.name == "zero_");
+      for (size_t k = 0; k < n->args().size(); ++k)
+        n->arg(k).for_each_value([&](const Value* v) {
+          const bool only_aliased = std::find(aliased.begin(), aliased.end(), v) != aliased.end();
+          if (v->is_tensor() && !only_aliased && !(self_overwritten && k == 0)) read(n, v);
+        });
+      for (const Value* w : sync_writes(*n)) write(w);
+    }
+    if (!whole())
+      fail(Kind::plan_mismatch, nullptr, nullptr,
+           fmt::format("graph input %{} is not copied into symmetric memory, but the program does not write all of "
+                       "it: the copy back would return stale bytes",
+                       in->name()));
   }
 
   // buffer_too_small: every slot inside its arena and large enough for every value living in it.

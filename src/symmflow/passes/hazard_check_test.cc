@@ -622,12 +622,14 @@ TEST(HazardMutations, WaitDeleted) {
 
 // --- the executable plan: the verifier checks what the executor runs ---------------
 
+Source example(const std::string& file) {
+  for (const Source& x : sources({"examples"}))
+    if (x.name.find(file) != std::string::npos) return x;
+  throw Error("examples/.../" + file + " not found");
+}
+
 const Source& ring_overlap() {
-  static const Source s = [] {
-    for (const Source& x : sources({"examples"}))
-      if (x.name.find("ring_overlap.sf") != std::string::npos) return x;
-    throw Error("examples/ring_overlap/ring_overlap.sf not found");
-  }();
+  static const Source s = example("ring_overlap.sf");
   return s;
 }
 
@@ -663,6 +665,26 @@ TEST(HazardPlan, PlanThatCompletesACommOpTooEarlyIsRejected) {
   ASSERT_TRUE(got);
   EXPECT_EQ(got->kind, Kind::plan_mismatch) << got->what();
   EXPECT_NE(std::string(got->what()).find("the plan completes it at instructions"), std::string::npos) << got->what();
+}
+
+// halo2d's scratch grid %v is written whole before any read, so the plan does
+// not copy it in; %u is read first. A plan that skipped %u's copy would run the
+// stencil on stale symmetric bytes: refused, naming the first read.
+TEST(HazardPlan, InputNotCopiedInButReadBeforeWrittenIsRejected) {
+  Compiled c = compile(example("halo2d.sf"), 0, 2);
+  ASSERT_FALSE(check(*c.g, c.program_order));
+  auto plan = std::make_unique<ir::ExecPlan>(*c.g->exec_plan());
+  ASSERT_EQ(plan->input_copied_in, (std::vector<bool>{true, false}));  // %u in, %v not
+  plan->input_copied_in[0] = false;
+  c.g->set_exec_plan(std::move(plan));
+  auto got = check(*c.g, c.program_order);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->kind, Kind::plan_mismatch) << got->what();
+  EXPECT_NE(std::string(got->what()).find("graph input %u is not copied into symmetric memory, but `%v_left.1 = aten::copy_(%v_left, "
+                                        "%u_left)` (examples/halo2d/halo2d.sf:28, instruction 2) reads %u_left before "
+                                        "the program has written those bytes of %u"),
+            std::string::npos)
+      << got->what();
 }
 
 TEST(HazardPlan, StalePlanAfterReorderIsRejected) {

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "symmflow/ir/alias.h"
+#include "symmflow/ir/overwritten_inputs.h"
 #include "symmflow/passes/comm_ops.h"
 
 namespace symmflow::passes {
@@ -27,7 +28,6 @@ bool is_p2p(const Node& n) { return comm_kind(n) == CommKind::p2p; }
 // One storage that some op wants symmetric.
 struct Want {
   bool hard = false;                 // registered or hinted: must be symmetric
-  bool p2p_only = true;              // wanted by P2P ops only
   std::set<std::string> groups;      // the groups that want it
   std::vector<std::pair<Value*, std::string>> uses;  // (value read, "op(arg)")
 };
@@ -65,7 +65,6 @@ bool SymmPlacement::run(ir::Graph& g) {
         Value* r = roots[size_t(v->id())];
         Want& w = ordered[r];
         w.hard |= is_hard;
-        w.p2p_only &= !is_hard && is_p2p(*n);
         if (!group.empty()) w.groups.insert(group);
         w.uses.emplace_back(v, fmt::format("{}({})", n->op_name(), arg));
       });
@@ -75,16 +74,15 @@ bool SymmPlacement::run(ir::Graph& g) {
       for (Value* o : n->outputs())
         if (roots[size_t(o->id())] == o) {
           Want& w = ordered[o];
-          w.p2p_only &= is_p2p(*n);
           if (!group.empty()) w.groups.insert(group);
           w.uses.emplace_back(o, fmt::format("{}(result)", n->op_name()));
         }
   }
 
-  // Graph inputs a receive overwrites whole before any read (by value id).
-  std::vector<bool> received(g.num_values(), false);
-  const auto received_inputs = received_before_read(g, roots);
-  for (size_t i = 0; i < g.inputs().size(); ++i) received[size_t(g.inputs()[i]->id())] = received_inputs[i];
+  // Graph inputs whose every byte is written before any read (by value id).
+  std::vector<bool> overwritten(g.num_values(), false);
+  const auto overwritten_inputs = ir::overwritten_before_read(g, roots);
+  for (size_t i = 0; i < g.inputs().size(); ++i) overwritten[size_t(g.inputs()[i]->id())] = overwritten_inputs[i];
   bool changed = false;
   for (auto& [root, w] : ordered) {
     const auto& [value, use] = w.uses.front();
@@ -104,18 +102,18 @@ bool SymmPlacement::run(ir::Graph& g) {
     // in like any other: one copy per run (and one back when written), however
     // many transfers the program makes, where staging would copy on both ends of
     // every transfer; and a caller who passes it symmetric pays nothing.
-    const bool received_whole = !p && w.p2p_only && received[size_t(root->id())];
+    const bool written_first = !p && overwritten[size_t(root->id())];
     root->set_symmetric(true);
     changed = true;
-    if (received_whole) {
-      // Received into whole before anything reads it: the peer writes straight
-      // into the symmetric buffer, nothing is copied in, only back (staging
-      // would copy on both ends of every transfer).
+    if (written_first) {
+      // Every byte written before anything reads it (received into whole, or
+      // filled in parts): its old contents are dead, so nothing is copied in,
+      // only back (staging would copy on both ends of every transfer).
       d.kind = PlacementDecision::Kind::input_copy;
       d.bytes_copied = root->type().nbytes();
-      d.reason = fmt::format("graph input %{} is received into whole before any read: placed symmetric so the peer "
-                             "writes it directly, copied back after the run (1 copy), unless the caller passes a "
-                             "symmetric tensor (then 0 copies)",
+      d.reason = fmt::format("graph input %{} is overwritten whole before any read: placed symmetric and not copied "
+                             "in, copied back after the run (1 copy), unless the caller passes a symmetric tensor "
+                             "(then 0 copies)",
                              root->name());
     } else if (!p) {
       d.kind = PlacementDecision::Kind::input_copy;
