@@ -34,6 +34,10 @@ ReadFootprints::ReadFootprints(const ir::Graph& g, const std::vector<Value*>& ro
   // (and the value written), what an imperative write (an epilogue copy_) puts there.
   for (size_t i = 0; i < roots_.size(); ++i)
     if (roots_[i]) lineage_[i] = lineage(roots_[i]->id());
+  // The values collectives and other ordered ops touch, marked by lineage once
+  // every lineage is known; listed in the same sweep (on a 100k-node graph a
+  // second sweep misses to memory on every node again).
+  std::vector<int> ordered;
   for (const Node* n : g.nodes()) {
     const auto& slots = n->output_slots();
     for (size_t i = 0; i < slots.size(); ++i)
@@ -44,15 +48,14 @@ ReadFootprints::ReadFootprints(const ir::Graph& g, const std::vector<Value*>& ro
     if (!n->functional())
       for (const auto& w : n->writes())
         for (const auto& a : n->args()) a.for_each_value([&](Value* v) { if (v->is_tensor()) unite(n->value_at(w), v); });
-  }
-  ordered_lineage_.assign(lineage_.size(), false);
-  for (const Node* n : g.nodes()) {
     const CommKind k = comm_kind(*n);
     if (k != CommKind::collective && k != CommKind::effect) continue;
-    auto mark = [&](const Value* v) { if (v->is_tensor()) ordered_lineage_[size_t(lineage(v->id()))] = true; };
-    for (const auto& a : n->args()) a.for_each_value(mark);
-    for (const Value* o : n->outputs()) mark(o);
+    auto list = [&](const Value* v) { if (v->is_tensor()) ordered.push_back(v->id()); };
+    for (const auto& a : n->args()) a.for_each_value(list);
+    for (const Value* o : n->outputs()) list(o);
   }
+  ordered_lineage_.assign(lineage_.size(), false);
+  for (int id : ordered) ordered_lineage_[size_t(lineage(id))] = true;
 }
 
 int ReadFootprints::lineage(int id) const {

@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
 
 #include "symmflow/ir/alias.h"
 #include "symmflow/library/dispatcher.h"
@@ -42,37 +43,55 @@ bool repeats_elements(const Value* v) {
   return internal_overlap(ir::ViewExtent(v->type()).view()) == InternalOverlap::yes;
 }
 
-// The last reads of a storage class, newest first: three distinct readers are
-// enough to answer "is it read after n, not counting n and one scatter".
+// The last reads of a storage class, newest first, by the reader's position (a
+// node's position names it for the whole pass; kEnd: the end of the program; 0:
+// no read): three distinct readers are enough to answer "is it read after n, not
+// counting n and one scatter". Inline, not a heap vector per class: the pass
+// reads one per value, and on a 100k-node graph scattered vectors miss the cache.
 struct LastReads {
-  std::vector<std::pair<size_t, const Node*>> top;  // (position, reader), descending
-  void add(size_t pos, const Node* n) {
-    for (auto& t : top)
-      if (t.second == n && n) {
-        t.first = std::max(t.first, pos);
-        sort();
-        return;
-      }
-    top.emplace_back(pos, n);
-    sort();
+  std::array<size_t, 3> top{};  // descending, 0 where fewer than three
+  void add(size_t pos) {
+    if (pos <= top[2] || std::find(top.begin(), top.end(), pos) != top.end()) return;
+    top[2] = pos;
+    for (size_t i = 2; i > 0 && top[i] > top[i - 1]; --i) std::swap(top[i], top[i - 1]);
   }
   void merge(const LastReads& o) {
-    for (const auto& t : o.top) add(t.first, t.second);
+    for (size_t t : o.top)
+      if (t) add(t);
   }
   // Is the class read at the end (a graph output, an input the program keeps)?
-  bool read_at_end() const { return !top.empty() && top.front().first == kEnd; }
-  // The newest read by a node other than a and b (0 when none; kEnd for "the end").
-  size_t newest_except(const Node* a, const Node* b) const {
-    for (const auto& t : top)
-      if (t.second == nullptr || (t.second != a && t.second != b)) return t.first;
+  bool read_at_end() const { return top[0] == kEnd; }
+  // The newest read by a node other than those at positions a and b (0 when
+  // none; kEnd for "the end", which no node is).
+  size_t newest_except(size_t a, size_t b) const {
+    for (size_t t : top)
+      if (t == kEnd || (t != a && t != b)) return t;
     return 0;
+  }
+};
+
+// Each value's readers in program order, in one array (CSR): reinplace's
+// question "does a scatter or a wait read this result" walks them.
+class Users {
+ public:
+  // (value id, reader) pairs in program order.
+  Users(size_t num_values, const std::vector<std::pair<int, Node*>>& reads) : first_(num_values + 1, 0) {
+    for (const auto& r : reads) ++first_[size_t(r.first) + 1];
+    for (size_t v = 0; v < num_values; ++v) first_[v + 1] += first_[v];
+    users_.resize(reads.size());
+    std::vector<uint32_t> next(first_.begin(), first_.end() - 1);
+    for (const auto& r : reads) users_[next[size_t(r.first)]++] = r.second;
+  }
+  // Values made during the pass (after the sweep) have none.
+  std::span<Node* const> of(const Value* v) const {
+    const size_t i = size_t(v->id());
+    if (i + 1 >= first_.size()) return {};
+    return {users_.data() + first_[i], users_.data() + first_[i + 1]};
   }
 
  private:
-  void sort() {
-    std::sort(top.begin(), top.end(), [](auto& x, auto& y) { return x.first > y.first; });
-    if (top.size() > 3) top.resize(3);
-  }
+  std::vector<uint32_t> first_;
+  std::vector<Node*> users_;
 };
 
 class Reinplacer {
@@ -86,44 +105,46 @@ class Reinplacer {
     parent_.resize(g_.num_values());
     for (size_t v = 0; v < parent_.size(); ++v) parent_[v] = roots[v] ? roots[v]->id() : int(v);
     reads_.resize(g_.num_values());
-    users_.resize(g_.num_values());
+    removed_.assign(nodes.size() + 1, false);
 
     // Rule 2: outputs and inputs the program does not write are read at the end.
-    std::unordered_set<const Value*> written_inputs;
+    // Rule 9's classes: what communication ops use. symm_placement (after this
+    // pass) puts exactly those in symmetric memory when it can; marking one it
+    // cannot place only keeps a returned result out of place, which costs nothing
+    // (a returned result gets a fresh buffer either way). Both in one sweep: on
+    // a 100k-node graph each sweep misses to memory on every node.
+    std::vector<bool> written_inputs(g_.num_values(), false);
+    symmetric_.assign(parent_.size(), false);
+    std::vector<std::pair<int, Node*>> reads;  // (value id, reader): users_, in program order
+    reads.reserve(nodes.size() * 2);
     for (Node* n : nodes) {
       if (is_epilogue_copy(*n, g_)) {
-        written_inputs.insert(n->arg(0).value);
+        written_inputs[size_t(n->arg(0).value->id())] = true;
         epilogues_.push_back(n);
       }
       for (size_t k = 0; k < n->args().size(); ++k) {
         if (k == 0 && is_epilogue_copy(*n, g_)) continue;  // it writes, not reads
         n->arg(k).for_each_value([&](Value* v) {
-          reads_[size_t(find(v))].add(pos(n), n);
+          reads_[size_t(find(v))].add(pos(n));
           bytes_->add(find(v), pos(n), n, v);
-          users_[size_t(v->id())].push_back(n);
+          reads.emplace_back(v->id(), n);
         });
       }
-    }
-    for (Value* v : g_.outputs()) read_at_end(v);
-    // Rule 9's classes: what communication ops use. symm_placement (after this
-    // pass) puts exactly those in symmetric memory when it can; marking one it
-    // cannot place only keeps a returned result out of place, which costs nothing
-    // (a returned result gets a fresh buffer either way).
-    symmetric_.assign(parent_.size(), false);
-    for (Node* n : nodes) {
       if (comm_kind(*n) == CommKind::none) continue;
       for (const Arg& a : n->args()) a.for_each_value([&](Value* v) { symmetric_[size_t(find(v))] = true; });
       for (Value* o : n->outputs())
         if (o->is_tensor()) symmetric_[size_t(find(o))] = true;
     }
+    users_.emplace(g_.num_values(), reads);
+    for (Value* v : g_.outputs()) read_at_end(v);
     for (Value* in : g_.inputs())
-      if (in->is_tensor() && !written_inputs.count(in)) read_at_end(in);
+      if (in->is_tensor() && !written_inputs[size_t(in->id())]) read_at_end(in);
 
     bool changed = false;
     std::vector<Node*> order;
     for (Node* n : nodes) {
       substitute(n);
-      if (removed_.count(n)) continue;
+      if (removed(n)) continue;
       if (n->functional()) {
         changed |= in_place_functional(n, &order);
       } else if (Operator* twin = twin_of(n->op()); twin && n->arg(0).kind == Arg::Kind::Value &&
@@ -161,7 +182,7 @@ class Reinplacer {
   size_t pos(const Node* n) const { return g_.position(n) + 1; }
 
   void read_at_end(Value* v) {
-    reads_[size_t(find(v))].add(kEnd, nullptr);
+    reads_[size_t(find(v))].add(kEnd);
     bytes_->add(find(v), kEnd, nullptr, v);
   }
 
@@ -188,13 +209,17 @@ class Reinplacer {
       parent_.push_back(int(parent_.size()));
       reads_.emplace_back();
       symmetric_.push_back(false);
-      users_.emplace_back();
     }
   }
   Value* resolve(Value* v) {
-    while (subst_.count(v)) v = subst_[v];
+    while (size_t(v->id()) < subst_.size() && subst_[size_t(v->id())]) v = subst_[size_t(v->id())];
     return v;
   }
+  void record_substitution(Value* from, Value* to) {
+    if (subst_.size() <= size_t(from->id())) subst_.resize(size_t(from->id()) + 1, nullptr);
+    subst_[size_t(from->id())] = to;
+  }
+  bool removed(const Node* n) const { return removed_[pos(n)]; }
   void substitute(Node* n) {
     g_.map_operands(n, [&](Value* v) { return resolve(v); });
   }
@@ -206,9 +231,9 @@ class Reinplacer {
   // base may be the scatter of an earlier result (in `earlier`).
   Node* absorbing_scatter(Value* result, Value* target, std::span<Node* const> earlier) {
     auto of = [&](Value* w) -> Node* {
-      for (Node* u : users_[size_t(w->id())]) {
+      for (Node* u : users_->of(w)) {
         const auto& us = u->schema();  // aten::as_strided_scatter, without building its name
-        if (us.ns != "aten" || us.name != "as_strided_scatter" || !us.overload.empty() || removed_.count(u)) continue;
+        if (us.ns != "aten" || us.name != "as_strided_scatter" || !us.overload.empty() || removed(u)) continue;
         if (u->arg(1).kind != Arg::Kind::Value || u->arg(1).value != w) continue;
         if (u->arg(0).kind != Arg::Kind::Value || !in_target_storage(u->arg(0).value, target, earlier)) continue;
         const auto& t = target->type();
@@ -219,7 +244,7 @@ class Reinplacer {
       return nullptr;
     };
     if (Node* s = of(result)) return s;
-    for (Node* u : users_[size_t(result->id())])
+    for (Node* u : users_->of(result))
       if (comm_kind(*u) == CommKind::wait && u->arg(0).value == result)
         if (Node* s = of(u->output(0))) return s;
     return nullptr;
@@ -244,9 +269,9 @@ class Reinplacer {
   bool may_write_in_place(Node* n, Value* target, Value* result, Node* scatter, std::span<Node* const> absorbed,
                           bool by_bytes) {
     by_bytes = by_bytes && bytes_->decides(target);
-    if (reads_[size_t(find(target))].newest_except(n, scatter) > pos(n)) {
+    if (reads_[size_t(find(target))].newest_except(pos(n), scatter ? pos(scatter) : 0) > pos(n)) {
       auto skip = [&](const Node* r) {
-        return r == n || removed_.count(r) || std::find(absorbed.begin(), absorbed.end(), r) != absorbed.end();
+        return r == n || removed(r) || std::find(absorbed.begin(), absorbed.end(), r) != absorbed.end();
       };
       if (!by_bytes || bytes_->read_after(find(target), pos(n), skip, target)) return false;
     }
@@ -255,7 +280,7 @@ class Reinplacer {
     const auto& r = result->type();
     const auto& t = target->type();
     const bool same_strides = r.sizes == t.sizes && r.strides == t.strides;
-    for (Node* u : users_[size_t(result->id())]) {
+    for (Node* u : users_->of(result)) {
       if (u == scatter || !is_view_node(*u)) continue;
       if (!same_strides || u->schema().name == "as_strided") return false;
     }
@@ -307,9 +332,9 @@ class Reinplacer {
     if (scatter) {
       Value* base = scatter->arg(0).value;
       bytes_->relocate(scatter->output(0), base);
-      subst_[scatter->output(0)] = base;
+      record_substitution(scatter->output(0), base);
       unite(scatter->output(0), base);
-      removed_.insert(scatter);
+      removed_[pos(scatter)] = true;
     }
   }
 
@@ -365,7 +390,7 @@ class Reinplacer {
     // tensors themselves hold them.
     for (size_t i = 0; i < dropped.size(); ++i) {
       size_t k = n->outputs().size() + i;
-      subst_[dropped[i]] = n->value_at(*slots[k]);
+      record_substitution(dropped[i], n->value_at(*slots[k]));
     }
     return true;
   }
@@ -389,12 +414,15 @@ class Reinplacer {
 
   ir::Graph& g_;
   std::vector<int> parent_;
+  // Flat, by value or class id and node position rather than hash maps of
+  // pointers: the pass visits them in program order, and on a 100k-node graph
+  // each hashed or separately allocated entry is a cache miss.
   std::vector<LastReads> reads_;
   std::vector<bool> symmetric_;  // per class: planned in symmetric memory (symm_placement)
-  std::vector<std::vector<Node*>> users_;
-  std::unordered_map<Value*, Value*> subst_;
+  std::optional<Users> users_;
+  std::vector<Value*> subst_;  // by value id: the value that replaces it (nullptr: none)
   TwinCache twin_of{inplace_twin};
-  std::unordered_set<const Node*> removed_;
+  std::vector<bool> removed_;  // by position: an absorbed scatter, gone from the program
   std::vector<const Node*> epilogues_;  // the written inputs' epilogue copy_ nodes
   std::optional<ReadFootprints> bytes_;  // rule 10
 };
