@@ -1,5 +1,6 @@
-// Compile-time benchmark: trace + compile graphs of 1k, 10k and 100k nodes and
-// report the median time of each phase, its growth and the 100k/10k ratio.
+// Compile-time benchmark: trace + compile graphs of 1k, 10k and 100k nodes, the
+// sizes interleaved in rounds, and report the median time of each phase, its
+// growth and the 100k/10k ratio (of the medians, and each round's).
 // The program is a chain of blocks of 10 ops mixing every shape the compiler
 // handles: pure ops, views, writes through views, in-place ops on
 // intermediates; and an in-place all_reduce every K ops (--all-reduce-every,
@@ -47,6 +48,53 @@ sf::Tensor block(sf::Tensor x, int i) {
   return r + u;                                 // 1 (broadcast add)
 }
 
+// One trace + compile + load of a graph of about `target` nodes.
+struct Sample {
+  size_t nodes = 0;
+  double trace = 0, passes = 0, load = 0, verify = 0;  // seconds
+  std::vector<std::pair<std::string, double>> steps;   // each pipeline step's
+  double total() const { return trace + passes + load; }
+};
+
+Sample compile_once(int64_t target, int blocks_per_all_reduce, bool verify, bool launched) {
+  Sample out;
+  double t0 = sfbench::now_s();
+  sf::frontend::Tracer tr("chain", 0, 1);
+  sf::Tensor x = tr.input(sf::Tensor::empty({64}));
+  for (int i = 0; int64_t(i) * 10 < target; ++i) {
+    x = block(x, i);
+    if (blocks_per_all_reduce && (i + 1) % blocks_per_all_reduce == 0) sf::dist::all_reduce_(x);
+  }
+  tr.set_outputs({x});
+  auto g = tr.finish();
+  double t1 = sfbench::now_s();
+  out.nodes = g->size();
+  if (verify) {
+    double a = sfbench::now_s();
+    sf::ir::verify(*g, "trace");
+    out.verify = sfbench::now_s() - a;
+  }
+  sf::passes::PipelineOptions opts;
+  opts.verify_each = false;
+  // Each pipeline step's time, from the dump hook (called after every step).
+  double last = sfbench::now_s();
+  opts.dump = [&](std::string_view step, const sf::ir::Graph&) {
+    const double now = sfbench::now_s();
+    out.steps.emplace_back(std::string(step), now - last);
+    last = now;
+  };
+  sf::passes::optimize(*g, opts);
+  double t2 = sfbench::now_s();
+  const bool loadable = launched || g->plan().arena_bytes[1] == 0;
+  std::unique_ptr<sf::exec::CompiledProgram> prog;  // freed after the clock stops
+  if (loadable) prog = std::make_unique<sf::exec::CompiledProgram>(std::move(g));
+  double t3 = loadable ? sfbench::now_s() : t2;
+  out.trace = t1 - t0;
+  out.passes = t2 - t1;
+  out.load = t3 - t2;
+  return out;
+}
+
 int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {1000, 10000, 100000};
   int trials = 3;
@@ -71,51 +119,24 @@ int main(int argc, char** argv) {
              launched ? "load timed (world initialized)" : "load timed only without collectives (not launched)");
   fmt::print("{:>8} {:>10} {:>10} {:>10} {:>10} {:>12} {:>12}\n", "nodes", "trace_ms", "passes_ms", "load_ms",
              "total_ms", "us_per_node", "verify_ms");
+  // One round compiles every size once; the rounds repeat (--trials). Sizes
+  // interleaved, not all trials of one size and then the next: this machine's
+  // speed drifts by 2x over minutes (other tenants), and the ratio of two sizes
+  // timed minutes apart measured the drift as much as the compiler.
+  std::vector<std::vector<Sample>> samples(sizes.size());
+  for (int trial = 0; trial < trials; ++trial)
+    for (size_t k = 0; k < sizes.size(); ++k) samples[k].push_back(compile_once(sizes[k], blocks_per_all_reduce, verify, launched));
   double prev_per_node = 0;
   std::vector<std::pair<size_t, double>> totals;  // (nodes, median trace + passes + load)
-  for (int64_t target : sizes) {
+  for (size_t k = 0; k < sizes.size(); ++k) {
     std::vector<double> tt, tp, tl, tv;
-    std::vector<std::pair<std::string, double>> steps;  // the last trial's
-    size_t nodes = 0;
-    for (int trial = 0; trial < trials; ++trial) {
-      double t0 = sfbench::now_s();
-      sf::frontend::Tracer tr("chain", 0, 1);
-      sf::Tensor x = tr.input(sf::Tensor::empty({64}));
-      for (int i = 0; int64_t(i) * 10 < target; ++i) {
-        x = block(x, i);
-        if (blocks_per_all_reduce && (i + 1) % blocks_per_all_reduce == 0) sf::dist::all_reduce_(x);
-      }
-      tr.set_outputs({x});
-      auto g = tr.finish();
-      double t1 = sfbench::now_s();
-      nodes = g->size();
-      double tverify = 0;
-      if (verify) {
-        double a = sfbench::now_s();
-        sf::ir::verify(*g, "trace");
-        tverify = sfbench::now_s() - a;
-      }
-      sf::passes::PipelineOptions opts;
-      opts.verify_each = false;
-      // Each pipeline step's time, from the dump hook (called after every step).
-      double last = sfbench::now_s();
-      steps.clear();
-      opts.dump = [&](std::string_view step, const sf::ir::Graph&) {
-        const double now = sfbench::now_s();
-        steps.emplace_back(std::string(step), now - last);
-        last = now;
-      };
-      sf::passes::optimize(*g, opts);
-      double t2 = sfbench::now_s();
-      const bool loadable = launched || g->plan().arena_bytes[1] == 0;
-      std::unique_ptr<sf::exec::CompiledProgram> prog;  // freed after the clock stops
-      if (loadable) prog = std::make_unique<sf::exec::CompiledProgram>(std::move(g));
-      double t3 = loadable ? sfbench::now_s() : t2;
-      tt.push_back(t1 - t0);
-      tp.push_back(t2 - t1);
-      tl.push_back(t3 - t2);
-      tv.push_back(tverify);
+    for (const Sample& x : samples[k]) {
+      tt.push_back(x.trace);
+      tp.push_back(x.passes);
+      tl.push_back(x.load);
+      tv.push_back(x.verify);
     }
+    const size_t nodes = samples[k].back().nodes;
     // Each trial is one repetition of a seconds-long phase: no batching, the
     // phases' samples go through the shared summary (src/symmflow/tools/bench_timing.h).
     double trace = sfbench::stats_of(tt).median, pass = sfbench::stats_of(tp).median,
@@ -130,13 +151,20 @@ int main(int argc, char** argv) {
     prev_per_node = per_node;
     totals.emplace_back(nodes, total);
     std::string by_step;
-    for (const auto& [name, t] : steps) by_step += fmt::format(" {} {:.0f}", name, t * 1e3);
+    for (const auto& [name, t] : samples[k].back().steps) by_step += fmt::format(" {} {:.0f}", name, t * 1e3);
     fmt::print("{:>8} passes, ms (last trial):{}\n", "", by_step);
   }
   // The measure: total time at the largest size over the time at a
   // size ten times smaller (linear: 10; the target allows 15).
-  for (const auto& [big_n, big_t] : totals)
-    for (const auto& [small_n, small_t] : totals)
-      if (small_n * 9 < big_n && big_n < small_n * 11)
-        fmt::print("ratio {}/{} nodes: {:.1f}x time\n", big_n, small_n, big_t / small_t);
+  // Each round's own ratio too (its two sizes timed seconds apart): the spread.
+  for (size_t b = 0; b < totals.size(); ++b)
+    for (size_t s = 0; s < totals.size(); ++s) {
+      const auto [big_n, big_t] = totals[b];
+      const auto [small_n, small_t] = totals[s];
+      if (!(small_n * 9 < big_n && big_n < small_n * 11)) continue;
+      std::string rounds;
+      for (int t = 0; t < trials; ++t)
+        rounds += fmt::format(" {:.1f}", samples[b][size_t(t)].total() / samples[s][size_t(t)].total());
+      fmt::print("ratio {}/{} nodes: {:.1f}x time (medians); per round:{}\n", big_n, small_n, big_t / small_t, rounds);
+    }
 }
