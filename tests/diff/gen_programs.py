@@ -38,7 +38,7 @@ import sys
 
 from sf_model import (COMBOS, FLOATS, INTS, MAX_ELEMS, MAX_STMTS, CAP, WORLDS, Dim, IExpr, InFlight, K,
                       LAST, RANK, Storage, Value, can_cast, check_program, contiguous_strides,
-                      fmt_scalar, max_numel, numel, overlaps, peer_shift, promote, repr_str,
+                      elementwise_strides, fmt_scalar, max_numel, numel, overlaps, peer_shift, promote, repr_str,
                       same_layout, shape_const, shape_key, shape_text)
 
 # ---------------------------------------------------------------------------
@@ -77,12 +77,17 @@ class Gen:
         self.sid += 1
         return Storage(self.sid, dtype, {w: numel(shape, w) for w in WORLDS}, input_name, bound)
 
-    def fresh(self, dtype, shape, bound, prefix="t", ready=True, input_name=None, name=None):
+    def fresh(self, dtype, shape, bound, prefix="t", ready=True, input_name=None, name=None, operands=None):
+        """A fresh value: row-major, or, for an elementwise result, in the layout its
+        `operands` give it (values in argument order, None for a number)."""
         st = self.new_storage(dtype, shape, input_name, bound)
         lay = {}
         for (w, r) in COMBOS:
             sizes = tuple(d.val(w) for d in shape)
-            lay[(w, r)] = (0, sizes, contiguous_strides(sizes))
+            strides = contiguous_strides(sizes)
+            if operands:
+                strides = elementwise_strides(sizes, [None if o is None else o.lay[(w, r)][1:] for o in operands])
+            lay[(w, r)] = (0, sizes, tuple(strides))
         v = Value(name or self.fresh_name(prefix), dtype, shape, st, lay, ready)
         self.values.append(v)
         self.log.append(("def", v))
@@ -153,7 +158,7 @@ class Gen:
         if v.st.bound <= cap:
             return v
         self.read(v)
-        c = self.fresh(v.dtype, v.shape, cap)
+        c = self.fresh(v.dtype, v.shape, cap, operands=[v])
         lim = fmt_scalar(cap, v.dtype)
         self.emit(f"{c.name} = aten::clamp({v.name}, -{lim}, {lim})")
         return c
@@ -220,7 +225,7 @@ class Gen:
                 alpha = ", alpha=2"
             bound = {"add": a.st.bound + 8 * 2, "sub": a.st.bound + 8 * 2, "mul": a.st.bound * 3,
                      "div": a.st.bound * 2}.get(op, a.st.bound)
-            out = self.fresh(a.dtype, a.shape, bound)
+            out = self.fresh(a.dtype, a.shape, bound, operands=[a, None])
             name = f"aten::{op}.Scalar" if explicit else f"aten::{op}"
             self.emit(f"{out.name} = {name}({a.name}, {s}{alpha})")
             self.features[f"aten::{op}(scalar)"] += 1
@@ -228,10 +233,10 @@ class Gen:
         if op == "div":
             b = self.capped(b)
             self.read(b)
-            d = self.fresh(b.dtype, b.shape, b.st.bound)
+            d = self.fresh(b.dtype, b.shape, b.st.bound, operands=[b])
             self.emit(f"{d.name} = aten::abs({b.name})")
             self.read(d)
-            d1 = self.fresh(b.dtype, b.shape, b.st.bound + 1)
+            d1 = self.fresh(b.dtype, b.shape, b.st.bound + 1, operands=[d, None])
             self.emit(f"{d1.name} = aten::add({d.name}, {fmt_scalar(1, b.dtype)})")
             b = d1
         a, b = self.capped(a), self.capped(b)
@@ -240,7 +245,7 @@ class Gen:
         alpha = ", alpha=2" if op in ("add", "sub") and self.rng.random() < 0.2 else ""
         bound = {"add": a.st.bound + 2 * b.st.bound, "sub": a.st.bound + 2 * b.st.bound,
                  "mul": a.st.bound * b.st.bound, "div": a.st.bound}.get(op, max(a.st.bound, b.st.bound))
-        out = self.fresh(dtype, a.shape, bound)
+        out = self.fresh(dtype, a.shape, bound, operands=[a, b])
         name = f"aten::{op}.Tensor" if explicit and op not in ("maximum", "minimum") else f"aten::{op}"
         self.emit(f"{out.name} = {name}({a.name}, {b.name}{alpha})")
         self.features[f"aten::{op}"] += 1
@@ -258,7 +263,7 @@ class Gen:
             a = self.capped(a, 4.0)
         self.read(a)
         bound = {"exp": 55.0, "tanh": 1.0, "sigmoid": 1.0}.get(op, a.st.bound)
-        out = self.fresh(a.dtype, a.shape, bound)
+        out = self.fresh(a.dtype, a.shape, bound, operands=[a])
         self.emit(f"{out.name} = aten::{op}({a.name})")
         self.features[f"aten::{op}"] += 1
         return True
@@ -271,8 +276,9 @@ class Gen:
         other = self.pick(lambda v: v is not a and v.dtype == a.dtype and self.can_read(v)
                           and shape_key(v.shape) == shape_key(a.shape))
         self.read(a)
-        cond = self.fresh("bool", a.shape, 1)
-        if other is not None and self.rng.random() < 0.5:
+        vs_other = other is not None and self.rng.random() < 0.5
+        cond = self.fresh("bool", a.shape, 1, operands=[a, other if vs_other else None])
+        if vs_other:
             self.read(other)
             self.emit(f"{cond.name} = aten::{cmp_}({a.name}, {other.name})")
         else:
@@ -280,12 +286,13 @@ class Gen:
         self.read(cond)
         if other is not None and self.rng.random() < 0.6:
             self.read(other)
-            out = self.fresh(a.dtype, a.shape, max(a.st.bound, other.st.bound))
+            out = self.fresh(a.dtype, a.shape, max(a.st.bound, other.st.bound), operands=[cond, other, a])
             self.emit(f"{out.name} = aten::where({cond.name}, {other.name}, {a.name})")
         else:
             s = self.scalar(a.dtype)
-            out = self.fresh(a.dtype, a.shape, max(a.st.bound, 3.0))
-            if self.rng.random() < 0.5:
+            first = self.rng.random() < 0.5
+            out = self.fresh(a.dtype, a.shape, max(a.st.bound, 3.0), operands=[cond, a, None] if first else [cond, None, a])
+            if first:
                 self.emit(f"{out.name} = aten::where({cond.name}, {a.name}, {s})")
             else:
                 self.emit(f"{out.name} = aten::where({cond.name}, {s}, {a.name})")
@@ -755,10 +762,10 @@ class Gen:
             if o is not None and op == "div_":
                 o = self.capped(o)
                 self.read(o)
-                d = self.fresh(o.dtype, o.shape, o.st.bound)
+                d = self.fresh(o.dtype, o.shape, o.st.bound, operands=[o])
                 self.emit(f"{d.name} = aten::abs({o.name})")
                 self.read(d)
-                d1 = self.fresh(o.dtype, o.shape, o.st.bound + 1)
+                d1 = self.fresh(o.dtype, o.shape, o.st.bound + 1, operands=[d, None])
                 self.emit(f"{d1.name} = aten::add({d.name}, 1.0)")
                 o = d1
             if o is not None:
@@ -842,10 +849,10 @@ class Gen:
             a, b = self.capped(a), self.capped(b)
             if op == "div":
                 self.read(b)
-                d = self.fresh(b.dtype, b.shape, b.st.bound)
+                d = self.fresh(b.dtype, b.shape, b.st.bound, operands=[b])
                 self.emit(f"{d.name} = aten::abs({b.name})")
                 self.read(d)
-                b = self.fresh(b.dtype, b.shape, b.st.bound + 1)
+                b = self.fresh(b.dtype, b.shape, b.st.bound + 1, operands=[d, None])
                 self.emit(f"{b.name} = aten::add({d.name}, 1.0)")
             self.read(a, b)
             bound = {"add": a.st.bound + b.st.bound, "sub": a.st.bound + b.st.bound,

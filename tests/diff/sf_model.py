@@ -116,6 +116,79 @@ def is_contiguous(sizes, strides):
     return True
 
 
+def _dense(sizes, strides):
+    """PyTorch's is_non_overlapping_and_dense."""
+    dims = sorted((s, n) for n, s in zip(sizes, strides) if n > 1)
+    expect = 1
+    for s, n in dims:
+        if s != expect:
+            return False
+        expect *= n
+    return True
+
+
+def elementwise_strides(shape, operands):
+    """The strides of a fresh elementwise result (PyTorch's TensorIterator rule,
+    src/symmflow/core/layout.h): `operands` are (sizes, strides) pairs in argument
+    order, None for a number (PyTorch wraps it in a 0-d tensor)."""
+    shape = tuple(shape)
+    ops = [((), ()) if o is None else (tuple(o[0]), tuple(o[1])) for o in operands]
+    if not ops:
+        return contiguous_strides(shape)
+    if all(sz == shape for sz, _ in ops):
+        if all(0 in sz or is_contiguous(sz, st) for sz, st in ops):  # an empty tensor is contiguous
+            return contiguous_strides(shape)
+        if len(shape) == 4 and all(is_contiguous([sz[d] for d in (0, 2, 3, 1)], [st[d] for d in (0, 2, 3, 1)])
+                                   for sz, st in ops):
+            return tuple(elementwise_channels_last(shape))
+        if all(_dense(sz, st) and st == ops[0][1] for sz, st in ops):
+            return ops[0][1]
+
+    def stride(o, d):  # o's stride of result dim d, 0 where o is broadcast
+        sz, st = o
+        lead = len(shape) - len(sz)
+        if d < lead or (sz[d - lead] == 1 and shape[d] != 1):
+            return 0
+        return st[d - lead]
+
+    def should_swap(d0, d1):
+        for o in ops:
+            s0, s1 = stride(o, d0), stride(o, d1)
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(reversed(range(len(shape))))  # perm[0]: the fastest dim
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in reversed(range(i)):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    if perm == list(reversed(range(len(shape)))):
+        return contiguous_strides(shape)
+    out, acc = [0] * len(shape), 1
+    for d in perm:
+        out[d] = acc
+        acc *= shape[d]
+    return tuple(out)
+
+
+def elementwise_channels_last(shape):
+    out, acc = [0] * 4, 1
+    for d in (1, 3, 2, 0):
+        out[d] = acc
+        acc *= shape[d]
+    return out
+
+
 # ---------------------------------------------------------------------------
 # the model: storages and the tensors (values) that view them
 

@@ -129,6 +129,10 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   return dense(t.sizes(), t.strides());
 }
 
+bool is_non_overlapping_and_dense(const ViewGeometry& v) {
+  return numel_of(v.sizes) == 0 || dense(v.sizes, v.strides);
+}
+
 InternalOverlap internal_overlap(const ViewGeometry& v) {
   if (std::find(v.sizes.begin(), v.sizes.end(), 0) != v.sizes.end() || dense(v.sizes, v.strides))
     return InternalOverlap::no;

@@ -54,6 +54,9 @@ struct ViewGeometry {
 };
 ViewGeometry geometry(const Tensor& t);  // t's (valid while t's sizes and strides are)
 
+// is_non_overlapping_and_dense above, of a view's geometry alone (an empty view is dense).
+bool is_non_overlapping_and_dense(const ViewGeometry& v);
+
 // [begin, end) bytes from the storage's start that a non-empty view spans
 // (lowest element to highest element, negative strides included).
 std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v);

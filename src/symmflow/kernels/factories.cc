@@ -3,6 +3,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "symmflow/core/layout.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/type_promotion.h"
 
@@ -37,6 +38,18 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 Tensor empty(const Shape& shape, DType dtype, bool meta) { return make(shape, dtype, meta); }
+
+Tensor empty_strided(const Shape& shape, const Shape& strides, DType dtype, bool meta) {
+  if (has_contiguous_strides(shape, strides)) return make(shape, dtype, meta);
+  if (meta) return Tensor::meta(shape, dtype, strides);
+  return Tensor::empty({storage_extent(shape, strides, 0)}, dtype).as_strided(shape, strides, 0);
+}
+
+Tensor empty_like_layout(const Tensor& t) {
+  if (is_non_overlapping_and_dense(t)) return empty_strided(t.sizes(), t.strides(), t.dtype(), t.is_meta());
+  const ViewGeometry g = geometry(t);
+  return empty_strided(t.sizes(), elementwise_strides(t.sizes(), {&g, 1}), t.dtype(), t.is_meta());
+}
 
 Tensor zeros(const Shape& shape, DType dtype, bool meta) {
   return full(shape, Scalar(int64_t(0)), dtype, meta);

@@ -1,4 +1,5 @@
-// Factories: new contiguous tensors from the thread's current allocator. Every
+// Factories: new tensors (contiguous unless strides are given) from the thread's
+// current allocator. Every
 // factory takes a trailing `meta` flag: when true it returns a meta tensor of the
 // same type (its Meta kernel) and still validates its arguments.
 //
@@ -30,6 +31,14 @@
 namespace symmflow::kernels {
 
 Tensor empty(const Shape& shape, DType dtype = DType::f32, bool meta = false);
+// A tensor of `shape` with `strides` (non-negative) over one fresh allocation of
+// the elements it spans (numel for a dense layout): a compiled program's planned
+// buffer (TensorType::storage_bytes) is exactly what it asks for.
+Tensor empty_strided(const Shape& shape, const Shape& strides, DType dtype, bool meta = false);
+// PyTorch's empty_like(t) (preserve_format): t's strides when t is non-overlapping
+// and dense, else t's dims in its memory order made dense (core/layout.h); meta
+// when t is.
+Tensor empty_like_layout(const Tensor& t);
 Tensor zeros(const Shape& shape, DType dtype = DType::f32, bool meta = false);
 Tensor ones(const Shape& shape, DType dtype = DType::f32, bool meta = false);
 // Default dtype from the value's kind, as PyTorch: bool -> bool, int -> i64, float -> f32.

@@ -53,5 +53,46 @@ TEST(Loops, TiledWalkKeepsWholeRunsWhenNothingIsTransposed) {
   EXPECT_EQ(run, 45);
 }
 
+// A destination and an input that share a permuted layout (strides [1, 70] over
+// [70, 45]: exp(x.t()) into a result of x.t()'s strides) are walked in their
+// memory order as one run, not tiled; the pairs are the row-major walk's.
+TEST(Loops, TiledWalkIsOneRunForOperandsInOnePermutedLayout) {
+  const Shape shape{70, 45};
+  std::vector<char> mem(70 * 45 * 4);
+  std::array<char*, 2> base{mem.data(), mem.data()};
+  std::array<std::vector<int64_t>, 2> st{std::vector<int64_t>{4, 70 * 4}, std::vector<int64_t>{4, 70 * 4}};
+  int64_t plain_run = 0, run = 0;
+  auto plain = visits(mem.data(), [&](auto fn) { for_each_run<2>(shape, base, st, fn); }, &plain_run);
+  auto seen = visits(mem.data(), [&](auto fn) { for_each_run_tiled<2>(shape, base, st, fn); }, &run);
+  EXPECT_EQ(seen, plain);
+  EXPECT_EQ(plain_run, 45);  // row-major: runs across the destination's memory
+  EXPECT_EQ(run, 70 * 45);
+}
+
+// In the destination's order, an input that is row-major is the transposed one:
+// tiles, every pair once.
+TEST(Loops, TiledWalkTilesTheInputThatIsTransposedAgainstThePermutedDestination) {
+  const Shape shape{3, 70, 45};
+  std::vector<char> mem(3 * 70 * 45 * 4);
+  std::array<char*, 2> base{mem.data(), mem.data()};
+  std::array<std::vector<int64_t>, 2> st{std::vector<int64_t>{70 * 45 * 4, 4, 70 * 4},
+                                         std::vector<int64_t>{70 * 45 * 4, 45 * 4, 4}};
+  int64_t plain_run = 0, run = 0;
+  auto plain = visits(mem.data(), [&](auto fn) { for_each_run<2>(shape, base, st, fn); }, &plain_run);
+  auto seen = visits(mem.data(), [&](auto fn) { for_each_run_tiled<2>(shape, base, st, fn); }, &run);
+  EXPECT_EQ(seen, plain);
+  for (const auto& [pair, n] : seen) ASSERT_EQ(n, 1);
+  EXPECT_EQ(run, 8);
+}
+
+TEST(Loops, TiledWalkOfAnEmptyPermutedShapeVisitsNothing) {
+  const Shape shape{3, 0, 2};
+  std::array<char*, 2> base{nullptr, nullptr};
+  std::array<std::vector<int64_t>, 2> st{std::vector<int64_t>{4, 12, 0}, std::vector<int64_t>{4, 12, 12}};
+  int calls = 0;
+  for_each_run_tiled<2>(shape, base, st, [&](char**, const int64_t*, int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
 }  // namespace
 }  // namespace symmflow::kernels

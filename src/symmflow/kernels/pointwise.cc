@@ -2,6 +2,12 @@
 // themselves are in unary.cc, binary.cc and compare.cc.
 #include "symmflow/kernels/pointwise_impl.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "symmflow/core/layout.h"
+#include "symmflow/kernels/factories.h"
+
 namespace symmflow::kernels::pointwise_detail {
 
 namespace {
@@ -39,6 +45,19 @@ Shape broadcast_operands(std::initializer_list<Operand> ops) {
   for (const Operand& o : ops)
     if (o.is_tensor()) shape = broadcast_shapes(shape, o.tensor->sizes());
   return shape;
+}
+
+Tensor fresh_result(const Shape& shape, DType dtype, bool meta, std::initializer_list<Operand> inputs) {
+  // Operands with row-major strides (the common case) give a row-major result
+  // under every rule of core/layout.h: no geometry to build.
+  const bool row_major = std::all_of(inputs.begin(), inputs.end(), [](const Operand& o) {
+    return !o.is_tensor() || has_contiguous_strides(o.tensor->sizes(), o.tensor->strides());
+  });
+  if (row_major) return empty(shape, dtype, meta);
+  std::vector<ViewGeometry> operands;
+  operands.reserve(inputs.size());
+  for (const Operand& o : inputs) operands.push_back(o.is_tensor() ? geometry(*o.tensor) : ViewGeometry{});
+  return empty_strided(shape, elementwise_strides(shape, operands), dtype, meta);
 }
 
 bool any_meta_operand(std::initializer_list<Operand> ops) {

@@ -103,10 +103,16 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
                       const F& f, std::index_sequence<I...>) {
   constexpr size_t N = sizeof...(In) + 1;
   const Shape& shape = dst.sizes();
-  // Every operand contiguous with dst's shape (the common eager case): one dense
-  // run, without building the strided loop (its stride vectors and coalescing
-  // cost more than a small op's arithmetic). The same loop as the run below.
-  if (dst.is_contiguous() && ((ins[I].is_contiguous() && ins[I].sizes() == shape) && ...)) {
+  // Every operand contiguous with dst's shape (the common eager case), or every
+  // operand in dst's permuted dense layout (exp(x.t()): a fresh result takes
+  // x.t()'s strides): one dense run in memory order, without building the strided
+  // loop (its stride vectors and coalescing cost more than a small op's
+  // arithmetic). The same loop as the run below.
+  const bool one_run =
+      dst.is_contiguous()
+          ? ((ins[I].is_contiguous() && ins[I].sizes() == shape) && ...)
+          : ((ins[I].sizes() == shape && ins[I].strides() == dst.strides()) && ...) && is_non_overlapping_and_dense(dst);
+  if (one_run) {
     return run_dense(static_cast<Out*>(dst.data_ptr()), dst.numel(),
                      f, DenseIn<In>{static_cast<const In*>(ins[I].data_ptr())}...);
   }
@@ -188,6 +194,12 @@ void prepare_dest(std::string_view op, const Tensor& dst, bool inplace, const Sh
 // (a fresh contiguous storage; a meta out gets the new type only).
 void resize_out(std::string_view op, const Tensor& out, const Shape& shape);
 
+// A fresh result of `shape` computed from `inputs` (in the op's argument order;
+// a Scalar is PyTorch's wrapped number): in the layout PyTorch gives it
+// (core/layout.h), so exp(x.t()) is x.t()'s layout and its loop one dense run.
+// A meta tensor of that type when `meta`.
+Tensor fresh_result(const Shape& shape, DType dtype, bool meta, std::initializer_list<Operand> inputs);
+
 // Where the result goes: a fresh tensor (out == nullptr), self (in place) or out.
 struct Dest {
   const Tensor* out = nullptr;
@@ -204,9 +216,8 @@ template <typename Fill>
 Tensor finish(std::string_view op, Dest dest, const Shape& shape, DType result, bool meta,
               std::initializer_list<Operand> inputs, Fill&& fill) {
   if (dest.out == nullptr) {
-    if (meta) return Tensor::meta(shape, result);
-    Tensor dst = Tensor::empty(shape, result);
-    fill(dst);
+    Tensor dst = fresh_result(shape, result, meta, inputs);
+    if (!meta) fill(dst);
     return dst;
   }
   const Tensor& o = *dest.out;
@@ -346,10 +357,11 @@ template <typename T>
 void map_runs(vec::Fn fn, const Tensor& dst, const Tensor& in) {
   using C = compute_t<T>;
   if constexpr (std::is_same_v<T, C>) {
-    // A permuted dense input (x.t()) for a row-major dst: its memory mapped in
-    // memory order into a temporary of its layout, then one tiled transposing copy
-    // (loops.h), instead of gathering a few elements per vector call. The same
-    // bits: an element's result depends on its value only.
+    // A permuted dense input (x.t()) for a row-major dst (an out= or in-place one:
+    // a fresh result takes the input's layout, core/layout.h): its memory mapped
+    // in memory order into a temporary of its layout, then one tiled transposing
+    // copy (loops.h), instead of gathering a few elements per vector call. The
+    // same bits: an element's result depends on its value only.
     const auto& st = in.strides();
     if (dst.is_contiguous() && !in.is_contiguous() && in.sizes() == dst.sizes() &&
         std::all_of(st.begin(), st.end(), [](int64_t v) { return v >= 0; }) && is_non_overlapping_and_dense(in)) {

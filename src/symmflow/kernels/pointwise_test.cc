@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "symmflow/kernels/pointwise_testing.h"
+#include "symmflow/kernels/views.h"
 
 namespace symmflow::kernels {
 namespace {
@@ -578,6 +579,52 @@ TEST(PointwiseBinary, IntegerOverflowWraps) {
   Tensor i = make1({big}, DType::i32);
   EXPECT_EQ(values(add(i, 1)), V({double(std::numeric_limits<int32_t>::min())}));
   EXPECT_EQ(values(mul(i, 2)), V({-2}));
+}
+
+// A fresh result takes its operands' layout as PyTorch's TensorIterator gives it
+// (core/layout.h; python/tests/test_result_layout.py compares with torch): the
+// same strides on the CPU and the Meta kernel, the values of the contiguous case.
+TEST(PointwiseLayout, FreshResultTakesItsOperandsLayout) {
+  const Tensor x = iota({3, 4}, DType::f32, 0.25, -1.0), y = iota({4, 3}, DType::f32, 0.5, -2.0);
+  const Tensor xt = t(x), xc = contiguous(xt);
+  const Tensor xm = Tensor::meta({4, 3}, DType::f32, {1, 4}), ym = Tensor::meta({4, 3}, DType::f32);
+  const Shape transposed{1, 4}, row_major{3, 1};
+  EXPECT_EQ(exp(xt).strides(), transposed);
+  EXPECT_EQ(exp(xm).strides(), transposed);
+  EXPECT_EQ(values(exp(xt)), values(exp(xc)));
+  EXPECT_EQ(neg(xt).strides(), transposed);
+  EXPECT_EQ(values(neg(xt)), values(neg(xc)));
+  EXPECT_EQ(add(xt, y).strides(), transposed);  // the first operand decides
+  EXPECT_EQ(add(xm, ym).strides(), transposed);
+  EXPECT_EQ(values(add(xt, y)), values(add(xc, y)));
+  EXPECT_EQ(add(y, xt).strides(), row_major);
+  EXPECT_EQ(add(ym, xm).strides(), row_major);
+  EXPECT_EQ(values(add(y, xt)), values(add(y, xc)));
+  EXPECT_EQ(rsub(xt, y).strides(), row_major);  // PyTorch's sub(y, x.t())
+  EXPECT_EQ(gt(xt, 0).strides(), transposed);
+  EXPECT_EQ(values(gt(xt, 0)), values(gt(xc, 0)));
+  EXPECT_EQ(where(gt(xt, 0), xt, y).strides(), transposed);
+  EXPECT_EQ(values(where(gt(xt, 0), xt, y)), values(where(gt(xc, 0), xc, y)));
+  EXPECT_EQ(clamp(xt, -0.5, 0.5).strides(), transposed);
+  EXPECT_EQ(values(clamp(xt, -0.5, 0.5)), values(clamp(xc, -0.5, 0.5)));
+  EXPECT_EQ(add(xt, make1({1, 2, 3})).strides(), transposed);  // a row broadcast orders nothing
+  EXPECT_EQ(values(add(xt, make1({1, 2, 3}))), values(add(xc, make1({1, 2, 3}))));
+  // Not dense (every other column): its dims' order, made dense.
+  const Tensor cols = slice(iota({4, 6}), 1, 0, 6, 2);
+  EXPECT_EQ(exp(cols).strides(), row_major);
+  EXPECT_EQ(exp(t(cols)).strides(), (Shape{1, 3}));  // [3, 4] in the order of t(cols)
+  EXPECT_EQ(values(exp(t(cols))), values(exp(contiguous(t(cols)))));
+}
+
+// hardtanh allocates as PyTorch's does (empty_like): a dense input's strides
+// exactly, a size-1 dim's too, where TensorIterator makes a contiguous input's
+// result row-major.
+TEST(PointwiseLayout, HardtanhKeepsADenseInputsStridesExactly) {
+  const Tensor x = iota({12}).as_strided({4, 1, 3}, {3, 99, 1}, 0);
+  EXPECT_EQ(hardtanh(x).strides(), (Shape{3, 99, 1}));
+  EXPECT_EQ(exp(x).strides(), (Shape{3, 3, 1}));
+  EXPECT_EQ(hardtanh(Tensor::meta({4, 1, 3}, DType::f32, {3, 99, 1})).strides(), (Shape{3, 99, 1}));
+  EXPECT_EQ(values(hardtanh(x)), values(hardtanh(contiguous(x))));
 }
 
 }  // namespace

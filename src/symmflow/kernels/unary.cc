@@ -2,6 +2,7 @@
 // the activations with parameters (leaky_relu, elu, softplus, hardtanh).
 #include <algorithm>
 
+#include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/pointwise_impl.h"
 
@@ -157,8 +158,9 @@ Tensor softplus(const Tensor& x, const Scalar& beta, const Scalar& threshold) {
   });
 }
 Tensor hardtanh(const Tensor& x, const Scalar& min_val, const Scalar& max_val) {
-  const Tensor out = x.is_meta() ? Tensor::meta(x.sizes(), x.dtype()) : Tensor::empty(x.sizes(), x.dtype());
-  return hardtanh_impl("hardtanh", out, x, min_val, max_val);
+  // PyTorch's hardtanh allocates with empty_like, not TensorIterator: a dense x's
+  // strides exactly (a size-1 dim's too).
+  return hardtanh_impl("hardtanh", empty_like_layout(x), x, min_val, max_val);
 }
 const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
   hardtanh_impl("hardtanh_", self, self, min_val, max_val);
@@ -168,7 +170,7 @@ const Tensor& hardtanh_(const Tensor& self, const Scalar& min_val, const Scalar&
 Tensor isnan(const Tensor& x) { return ne(x, x); }
 Tensor isinf(const Tensor& x) {
   if (is_floating(x.dtype())) return eq(abs(x), Scalar(INFINITY));
-  return x.is_meta() ? Tensor::meta(x.sizes(), DType::boolean) : ne(x, x);  // false everywhere
+  return ne(x, x);  // false everywhere (PyTorch's zeros_like: x's layout, as ne's)
 }
 
 }  // namespace symmflow::kernels

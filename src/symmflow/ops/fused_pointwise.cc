@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "symmflow/core/storage.h"
+#include "symmflow/kernels/factories.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/library/dispatcher.h"
 #include "symmflow/ops/boxing.h"
@@ -286,12 +287,18 @@ Tensor run_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& st
   const Shape& shape = result_type.sizes();
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
-  Tensor out = Tensor::empty(shape, result_type.dtype());
+  Tensor out = kernels::empty_strided(shape, result_type.strides(), result_type.dtype());
+  OpContext ctx(DispatchKey::CPU);
+  // Tiles and blocks view the result row-major; a result in another layout (the
+  // steps' Meta kernels gave it its inputs' order) gets the steps on whole tensors.
+  if (!out.is_contiguous()) {
+    fused::run_whole(steps, plan.ops, inputs, ctx, out);
+    return out;
+  }
   if (blocks && plan.blocks) {
     plan.blocks->run(inputs, out, tile_bytes);
     return out;
   }
-  OpContext ctx(DispatchKey::CPU);
   if (!plan.layout) {
     fused::run_whole(steps, plan.ops, inputs, ctx, out);
     return out;

@@ -23,6 +23,7 @@ void expect_eager_bits_at_every_tile_size(const std::vector<Tensor>& inputs, std
       const Tensor got = run_fused_pointwise(inputs, steps, tile, blocks);
       EXPECT_TRUE(same_bits(got, want)) << program << " with tiles of " << tile << " bytes (blocks: " << blocks
                                         << "): " << got.type_string() << " vs " << want.type_string();
+      EXPECT_EQ(got.strides(), want.strides()) << program << ": eager's layout (core/layout.h)";
     }
   }
 }
@@ -187,6 +188,21 @@ TEST(FusedPointwise, TilesTakeFullRowAndOneElementOperands) {
   // An intermediate smaller than the result (exp of a row, then a broadcast).
   EXPECT_FALSE(runs_tiled(std::vector<Tensor>{values({8}, DType::f32, 1), x},
                           parse_fused_program("aten::exp(x0); aten::add.Tensor(t0, x1, 1)")));
+}
+
+// A chain whose first operand is transposed: eager's result takes its layout
+// (strides [1, 37]), so the fused result has it too (the steps on whole tensors,
+// tiles view a row-major result), in its Meta type and in its run.
+TEST(FusedPointwise, ResultInItsOperandsPermutedLayoutHasEagersStridesAndBits) {
+  Tensor xt = values({53, 37}, DType::f32, 2).as_strided({37, 53}, {1, 37}, 0);
+  Tensor y = values({37, 53}, DType::f32, 3);
+  const std::string_view program = "aten::mul.Tensor(x0, x1); aten::exp(t0); aten::add.Scalar(t1, 1.5, 1)";
+  expect_eager_bits_at_every_tile_size({xt, y}, program);
+  EXPECT_EQ(run_fused_pointwise(std::vector<Tensor>{xt, y}, parse_fused_program(program)).strides(), (Shape{1, 37}));
+  Tensor meta = run_fused_pointwise(std::vector<Tensor>{Tensor::meta({37, 53}, DType::f32, {1, 37}), y},
+                                    parse_fused_program(program));
+  EXPECT_TRUE(meta.is_meta());
+  EXPECT_EQ(meta.strides(), (Shape{1, 37}));
 }
 
 TEST(FusedPointwise, MetaInputsGiveTheResultType) {

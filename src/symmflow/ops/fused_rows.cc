@@ -4,6 +4,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "symmflow/kernels/factories.h"
 #include "symmflow/ops/boxing.h"
 #include "symmflow/ops/fused_rows_raw.h"
 #include "symmflow/ops/fused_steps.h"
@@ -107,9 +108,11 @@ Tensor run_plan(std::span<const Tensor> inputs, const std::vector<FusedStep>& st
 
   // The result is the first allocation, as with every kernel: the compiled
   // program's allocator hands it the node's planned buffer (exec/arenas.h).
-  Tensor out = Tensor::empty(result_type.sizes(), result_type.dtype());
+  Tensor out = kernels::empty_strided(result_type.sizes(), result_type.strides(), result_type.dtype());
   OpContext ctx(DispatchKey::CPU);
-  if (!layout) {
+  // Blocks view the result row-major; one in another layout (its inputs' order,
+  // from the steps' Meta kernels) gets the steps on whole tensors.
+  if (!layout || !out.is_contiguous()) {
     fused::run_whole(steps, plan.ops, inputs, ctx, out);
     return out;
   }

@@ -39,6 +39,7 @@ void expect_eager_bits_at_every_block_size(const std::vector<Tensor>& inputs, st
     const Tensor got = run_fused_rows(inputs, steps, block);
     EXPECT_TRUE(same_bits(got, want)) << program << " in blocks of " << block << " bytes: " << got.type_string()
                                       << " vs " << want.type_string();
+    EXPECT_EQ(got.strides(), want.strides()) << program << ": eager's layout (core/layout.h)";
   }
 }
 

@@ -29,7 +29,8 @@ std::vector<Tensor> step_types(std::span<const Tensor> inputs, const std::vector
                                const std::vector<const Operator*>& ops) {
   OpContext meta_ctx(DispatchKey::Meta);
   std::vector<Tensor> env;
-  for (const Tensor& t : inputs) env.push_back(Tensor::meta(t.sizes(), t.dtype()));
+  // The inputs' strides too: a step's result takes its inputs' layout (core/layout.h).
+  for (const Tensor& t : inputs) env.push_back(Tensor::meta(t.sizes(), t.dtype(), t.strides()));
   run_steps(steps, ops, env, inputs.size(), meta_ctx);
   return env;
 }
