@@ -96,8 +96,7 @@ std::vector<bool> overwritten_before_read(const Graph& g, const std::vector<Valu
         x->state = Tracked::State::no, --open;
         continue;
       }
-      if (x->written.size() == 1 && x->written[0].first <= 0 && x->written[0].second >= x->bytes)
-        x->state = Tracked::State::yes, --open;
+      if (runs_cover(x->written, ByteRuns{{0, x->bytes}})) x->state = Tracked::State::yes, --open;
     }
   }
   std::vector<bool> out(k);

@@ -519,9 +519,9 @@ class HazardChecker {
   // self of aten::copy_, fill_ and zero_, and writes sync_writes().
   void check_overwritten_first(const Value* in) const {
     ByteRuns written;
-    const int64_t bytes = in->type().nbytes();
+    const ByteRuns all{{0, in->type().nbytes()}};
     auto runs = [&](const Value* v) { return view_byte_runs(ir::ViewExtent(v->type()).view()); };
-    auto whole = [&] { return written.size() == 1 && written[0].first <= 0 && written[0].second >= bytes; };
+    auto whole = [&] { return runs_cover(written, all); };
     auto read = [&](const Node* n, const Value* v) {
       if (root_of(v) != in || whole()) return;
       const auto r = runs(v);
