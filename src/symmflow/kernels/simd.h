@@ -15,11 +15,17 @@
 #pragma once
 
 #define SF_AVX2 __attribute__((target("avx2,fma")))
+// SF_AVX512 marks a function compiled for AVX-512F (SLEEF's 16-lane f32
+// functions, vec_math.cc); call it only when simd::avx512() is true.
+#define SF_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
 namespace symmflow::kernels::simd {
 
 // The CPU has AVX2 and FMA (the same answer on every rank of one machine).
 bool avx2();
+// The CPU (and the OS) has AVX-512F as well, and SYMMFLOW_SIMD does not say
+// avx2 (which benchmarks and tests use to compare the two widths).
+bool avx512();
 
 template <typename F>
 SF_AVX2 __attribute__((flatten, noinline)) void run_avx2(const F& f) {

@@ -16,6 +16,9 @@
 // 125 or more (f32), an infinity or a NaN changed its neighbours' last bit, as it
 // does in PyTorch. Vectors of small lanes give PyTorch's bits.
 //
+// On a CPU with AVX-512F, f32 runs in 16 lanes where SLEEF's 16-lane function
+// gives the 8-lane one's bits (vec_math.cc, F16): the results above hold.
+//
 // Every element goes through the same 8-lane (f32) or 4-lane (f64) call wherever
 // it sits (a tail is padded to a full vector; apply() is a map of one), so an
 // element's result depends only on its value: not on the tensor's size, layout or
@@ -39,5 +42,11 @@ float apply(Fn f, float x);
 double apply(Fn f, double x);
 // SLEEF's AVX2 path is in use (false: the std:: fallback).
 bool simd();
+// f runs on f32 in 16 lanes (AVX-512F) here: the CPU has it, SYMMFLOW_SIMD does
+// not say avx2, and 16 lanes give f's 8-lane bits (not log, log2; gelu is oneDNN's).
+bool wide(Fn f);
+// map at a chosen width, 8 (AVX2) or 16 (AVX-512F, where wide(f)): for the tests
+// that compare the two. Error where the CPU lacks it.
+void map_lanes(int lanes, Fn f, const float* x, float* y, int64_t n);
 
 }  // namespace symmflow::kernels::vec

@@ -131,5 +131,57 @@ TEST(VecMath, SpecialValuesAsIEEE) {
   EXPECT_NEAR(apply(Fn::log, 10.0), std::log(10.0), 1e-15);
 }
 
+// f32 bit patterns spread over all of them (every 251st, 17.1 million: every
+// exponent, both signs, NaNs and infinities), in vectors of both widths.
+std::vector<float> spread_bit_patterns() {
+  std::vector<float> x;
+  x.reserve((uint64_t(1) << 32) / 251 + 1);
+  for (uint64_t u = 0; u < (uint64_t(1) << 32); u += 251) {
+    const uint32_t b = uint32_t(u);
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    x.push_back(f);
+  }
+  return x;
+}
+
+// On a CPU with AVX-512F, f32 runs in 16 lanes where SLEEF's 16-lane function
+// gives the 8-lane one's bits, NaNs included: eager, compiled and PyTorch
+// (8 lanes) then agree whichever width a machine has. (All 2^32 inputs were
+// checked once by hand; docs/performance.md.)
+TEST(VecMath, SixteenLanesGiveTheEightLanesBitsForEveryFunctionThatUsesThem) {
+  if (!simd() || !wide(Fn::exp)) GTEST_SKIP() << "no AVX-512F here (or SYMMFLOW_SIMD=avx2)";
+  const std::vector<float> x = spread_bit_patterns();
+  std::vector<float> eight(x.size()), sixteen(x.size());
+  int checked = 0;
+  for (Fn f : kAll) {
+    if (!wide(f)) continue;
+    ++checked;
+    map_lanes(8, f, x.data(), eight.data(), int64_t(x.size()));
+    map_lanes(16, f, x.data(), sixteen.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(std::memcmp(&eight[i], &sixteen[i], sizeof(float)), 0)
+          << "fn " << int(f) << " x " << x[i] << ": 8 lanes " << eight[i] << ", 16 lanes " << sixteen[i];
+  }
+  EXPECT_EQ(checked, 9);  // all but log, log2 and gelu
+}
+
+// log and log2 stay in 8 lanes: SLEEF's 16-lane ones return another NaN (its
+// bits) for a negative input. map of a negative gives the 8-lane NaN.
+TEST(VecMath, LogOfANegativeKeepsTheEightLaneNaNBits) {
+  EXPECT_FALSE(wide(Fn::log));
+  EXPECT_FALSE(wide(Fn::log2));
+  EXPECT_FALSE(wide(Fn::gelu));
+  if (!simd()) GTEST_SKIP() << "no AVX2 here";
+  std::vector<float> x;
+  for (int i = 1; i <= 100; ++i) x.push_back(-0.37f * float(i));
+  for (Fn f : {Fn::log, Fn::log2}) {
+    std::vector<float> got(x.size()), eight(x.size());
+    map(f, x.data(), got.data(), int64_t(x.size()));
+    map_lanes(8, f, x.data(), eight.data(), int64_t(x.size()));
+    EXPECT_EQ(std::memcmp(got.data(), eight.data(), x.size() * sizeof(float)), 0) << int(f);
+  }
+}
+
 }  // namespace
 }  // namespace symmflow::kernels::vec
