@@ -81,7 +81,7 @@ const std::vector<Spec>& table() {
   {"SYMMFLOW_BLAS_THREADS", Kind::integer, "1", 1, 1024, "", SetBy::user,
    "intra-op threads of matmul: oneDNN (f32) and OpenBLAS (f64); one per rank by default"},
   {"SYMMFLOW_SIMD", Kind::choice, "none", 0, 0, "avx2|avx512", SetBy::user,
-   "widest vector ISA of the f32 transcendental functions; unset: the CPU's widest (the same bits either way)"},
+   "widest vector ISA of the kernels' loops and f32 exp, tanh, erf...; unset: the CPU's widest (the same bits either way)"},
   {"SYMMFLOW_VERIFY", Kind::boolean, "0", 0, 0, "", SetBy::user,
    "1: run the hazard verifier after every compile (debug builds always do; the test suite sets it)"},
   {"SYMMFLOW_TUNE_FILE", Kind::path, "$HOME/.cache/symmflow/tune.json", 0, 0, "", SetBy::user,

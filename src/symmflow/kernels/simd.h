@@ -3,7 +3,8 @@
 // PyTorch dispatches its CPU kernels to AVX2 (8 floats) on this class of machine.
 // simd::run(f) calls f in a clone compiled for AVX2 + FMA, with every call inside
 // f inlined into it (`flatten`), so the vectorizer sees f's loops at 8 floats;
-// the CPU is checked once. Which ISA runs never changes a result bit: the build
+// on a CPU with AVX-512F, in a clone compiled for it (16 floats); the CPU is
+// checked once. Which ISA runs never changes a result bit: the build
 // has -ffp-contract=off (FMA instructions are never formed from a * b + c), and
 // IEEE add, mul, div, sqrt, compare, min and max are exact in any width. Sums keep
 // sum_order.h's order whatever the width.
@@ -33,8 +34,14 @@ SF_AVX2 __attribute__((flatten, noinline)) void run_avx2(const F& f) {
 }
 
 template <typename F>
+SF_AVX512 __attribute__((flatten, noinline)) void run_avx512(const F& f) {
+  f();
+}
+
+template <typename F>
 inline void run(const F& f) {
-  if (avx2()) run_avx2(f);
+  if (avx512()) run_avx512(f);
+  else if (avx2()) run_avx2(f);
   else f();
 }
 
