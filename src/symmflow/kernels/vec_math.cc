@@ -49,7 +49,7 @@ __m256d Sleef_finz_cosd4_u10avx2(__m256d);
 // The 16-lane f32 functions (AVX-512F), called from SF_AVX512 code only.
 #ifndef __AVX512F__
 extern "C" {
-#define SF_SLEEF_F16(name) __m512 Sleef_finz_##name##f16_u10avx512f(__m512);
+#define SF_SLEEF_F16(name) SF_AVX512 __m512 Sleef_finz_##name##f16_u10avx512f(__m512);
 SF_SLEEF_F16(exp)
 SF_SLEEF_F16(log1p)
 SF_SLEEF_F16(expm1)
