@@ -16,8 +16,8 @@
 #pragma once
 
 #define SF_AVX2 __attribute__((target("avx2,fma")))
-// SF_AVX512 marks a function compiled for AVX-512F (SLEEF's 16-lane f32
-// functions, vec_math.cc); call it only when simd::avx512() is true.
+// SF_AVX512 marks a function compiled for AVX-512F (run_avx512, SLEEF's 16-lane
+// f32 functions in vec_math.cc); call it only when simd::avx512() is true.
 #define SF_AVX512 __attribute__((target("avx512f,avx2,fma")))
 
 namespace symmflow::kernels::simd {

@@ -243,6 +243,7 @@ void gelu_onednn(const float* x, float* y, int64_t n) {
 }  // namespace
 
 bool simd() { return simd::avx2(); }
+bool wide(Fn f) { return simd::avx512() && kWideTable[size_t(f)]; }
 
 void map(Fn f, const float* x, float* y, int64_t n) {
   if (f == Fn::gelu) {
@@ -253,20 +254,19 @@ void map(Fn f, const float* x, float* y, int64_t n) {
            "check that libdnnl.so.2 is the one PyTorch uses", n, e.what(), int(e.status));
     }
   }
-  if (simd::avx512() && kWideTable[size_t(f)]) return kWideTable[size_t(f)](x, y, n);
+  if (wide(f)) return kWideTable[size_t(f)](x, y, n);
   map_any<F8>(f, x, y, n);
 }
 void map_lanes(int lanes, Fn f, const float* x, float* y, int64_t n) {
   SF_CHECK(lanes == 8 || lanes == 16, "vec::map_lanes: {} lanes (8 or 16)", lanes);
   SF_CHECK(f != Fn::gelu, "vec::map_lanes: f32 gelu is oneDNN's, not SLEEF's");
   if (lanes == 16) {
-    SF_CHECK(simd::avx512() && kWideTable[size_t(f)], "vec::map_lanes: no 16-lane {}", int(f));
+    SF_CHECK(wide(f), "vec::map_lanes: no 16-lane {}", int(f));
     return kWideTable[size_t(f)](x, y, n);
   }
   SF_CHECK(simd(), "vec::map_lanes: no AVX2 on this CPU");
   kTable<F8>[size_t(f)](x, y, n);
 }
-bool wide(Fn f) { return simd::avx512() && f != Fn::gelu && kWideTable[size_t(f)]; }
 void map(Fn f, const double* x, double* y, int64_t n) { map_any<D4>(f, x, y, n); }
 float apply(Fn f, float x) {
   map(f, &x, &x, 1);
