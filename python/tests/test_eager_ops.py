@@ -91,3 +91,21 @@ def test_make_fx_records_each_communication_call_as_one_node(rank, world):
     assert ops == ["symmflow.all_reduce_.default", "symmflow.batch_isend_irecv.default",
                    "symmflow.wait_tensor.default", "symmflow.wait_tensor.default",
                    "symm_mem.multimem_all_reduce_.default"], ops
+
+
+def test_f32_gelu_gives_pytorchs_bits():
+    """PyTorch 1.13's f32 gelu is oneDNN's gelu_erf; symmflow computes the same
+    instruction sequence in its own code (kernels/gelu_erf.h), four vectors at a
+    time: every f32 bit pattern checked (every 997th, the smallest subnormals of
+    both signs, NaNs and infinities) gives PyTorch's bits, eager and in place."""
+    import numpy as np
+    from symmflow.torch import _tensors
+    u = np.concatenate([np.arange(0, 2**32, 997, dtype=np.uint64).astype(np.uint32),
+                        np.arange(0, 4096, dtype=np.uint32), np.arange(2**31, 2**31 + 4096, dtype=np.uint32),
+                        np.array([0x7f800000, 0xff800000, 0x7fc00000, 0xffc00001], dtype=np.uint32)])
+    x = torch.from_numpy(u.view(np.float32).copy())
+    expect = torch.nn.functional.gelu(x).numpy().view(np.uint32)
+    got = _tensors.from_sf(_C.call_op("aten::gelu", [_tensors.to_sf(x)], {})[0])
+    assert np.array_equal(got.numpy().view(np.uint32), expect)
+    _C.call_op("aten::gelu_", [_tensors.to_sf(x)], {})
+    assert np.array_equal(x.numpy().view(np.uint32), expect)

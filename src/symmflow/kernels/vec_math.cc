@@ -3,15 +3,12 @@
 #include <immintrin.h>
 #include <sleef.h>
 
-#include <dnnl.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <unordered_map>
 
 #include "symmflow/core/error.h"
-#include "symmflow/kernels/onednn_threads.h"
+#include "symmflow/kernels/gelu_erf.h"
 #include "symmflow/kernels/simd.h"
 
 // sleef.h declares its AVX2 functions only in code compiled for AVX (__AVX__).
@@ -198,7 +195,7 @@ constexpr MapFn<L> kTable[] = {
     map_simd<L, Fn::sigmoid>, map_simd<L, Fn::silu>,  map_simd<L, Fn::gelu>};
 
 // F16's, indexed by Fn: nullptr where 16 lanes do not give the 8 lanes' bits
-// (log, log2: see F16) and for gelu (f32 gelu is oneDNN's).
+// (log, log2: see F16) and for gelu (f32 gelu is gelu_erf.h's, both widths).
 constexpr MapFn<F16> kWideTable[] = {
     map_simd_wide<F16, Fn::exp>,   nullptr,                        nullptr,
     map_simd_wide<F16, Fn::log1p>, map_simd_wide<F16, Fn::expm1>,  map_simd_wide<F16, Fn::sin>,
@@ -211,55 +208,19 @@ void map_any(Fn f, const typename L::T* x, typename L::T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = eval_std(f, x[i]);
 }
 
-// f32 gelu: oneDNN's eltwise gelu_erf, the primitive PyTorch 1.13's f32 gelu runs
-// (ideep::eltwise_forward, algorithm eltwise_gelu_erf, alpha 0; the same
-// libdnnl.so.2), so the bits are PyTorch's. Its JIT kernel computes each element
-// with the same vector code (a tail element included), so the result depends on
-// the value only. A primitive per length, kept per thread (oneDNN's own cache
-// would still hash the descriptor on every call).
-void gelu_onednn(const float* x, float* y, int64_t n) {
-  if (n <= 0) return;
-  struct Prim {
-    dnnl::memory::desc md;
-    dnnl::eltwise_forward prim;
-  };
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  thread_local dnnl::stream stream(engine);
-  thread_local std::unordered_map<int64_t, Prim> prims;
-  auto it = prims.find(n);
-  if (it == prims.end()) {
-    if (prims.size() >= 64) prims.clear();  // bounded: lengths seldom vary much
-    dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
-    dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_gelu_erf,
-                                  md, 0.f, 0.f);
-    it = prims.emplace(n, Prim{md, dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(d, engine))})
-             .first;
-  }
-  dnnl::memory src(it->second.md, engine, const_cast<float*>(x)), dst(it->second.md, engine, y);
-  OneDnnThreads threads;
-  it->second.prim.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-}
-
 }  // namespace
 
 bool simd() { return simd::avx2(); }
-bool wide(Fn f) { return simd::avx512() && kWideTable[size_t(f)]; }
+bool wide(Fn f) { return simd::avx512() && (kWideTable[size_t(f)] || f == Fn::gelu); }
 
 void map(Fn f, const float* x, float* y, int64_t n) {
-  if (f == Fn::gelu) {
-    try {
-      return gelu_onednn(x, y, n);
-    } catch (const dnnl::error& e) {
-      fail("gelu: oneDNN's eltwise gelu_erf failed on {} elements: {} (status {}); "
-           "check that libdnnl.so.2 is the one PyTorch uses", n, e.what(), int(e.status));
-    }
-  }
+  if (f == Fn::gelu) return gelu_erf(x, y, n);
   if (wide(f)) return kWideTable[size_t(f)](x, y, n);
   map_any<F8>(f, x, y, n);
 }
 void map_lanes(int lanes, Fn f, const float* x, float* y, int64_t n) {
   SF_CHECK(lanes == 8 || lanes == 16, "vec::map_lanes: {} lanes (8 or 16)", lanes);
-  SF_CHECK(f != Fn::gelu, "vec::map_lanes: f32 gelu is oneDNN's, not SLEEF's");
+  if (f == Fn::gelu) return gelu_erf_lanes(lanes, x, y, n);
   if (lanes == 16) {
     SF_CHECK(wide(f), "vec::map_lanes: no 16-lane {}", int(f));
     return kWideTable[size_t(f)](x, y, n);

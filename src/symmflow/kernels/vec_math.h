@@ -5,11 +5,10 @@
 // PyTorch's vectorized loop bit for bit; sigmoid and silu are PyTorch's
 // vectorized formulas around them (1 / (1 + exp(-x)), x / (1 + exp(-x))), erf
 // being SLEEF's erf u10 as PyTorch's erf op. f32 gelu is what PyTorch's f32 gelu
-// runs on contiguous tensors: oneDNN's eltwise gelu_erf (the same libdnnl.so.2;
-// its own erf, about 5x cheaper than SLEEF's), bitwise; f64 gelu is
-// x * 0.5 * (1 + erf(x * M_SQRT1_2)) on SLEEF's erf (PyTorch's GeluKernelImpl).
-// An f32 gelu call costs a oneDNN primitive execution: map over runs (a tile),
-// not apply per element, in loops.
+// runs on contiguous tensors: oneDNN's eltwise gelu_erf (its own erf, about 5x
+// cheaper than SLEEF's), bitwise, in gelu_erf.h's code, four vectors at a time;
+// f64 gelu is x * 0.5 * (1 + erf(x * M_SQRT1_2)) on SLEEF's erf (PyTorch's
+// GeluKernelImpl).
 //
 // sin and cos are SLEEF's deterministic ("finz") variants, which choose the
 // argument reduction per lane: the plain ones choose it per vector, so a lane of
@@ -24,7 +23,7 @@
 // element's result depends only on its value: not on the tensor's size, layout or
 // alignment, not on eager vs compiled, not on the rank. Without AVX2 and FMA at
 // run time every call falls back to the std:: function (the same on all ranks of
-// one machine); f32 gelu stays on oneDNN, which picks its own ISA.
+// one machine); f32 gelu then runs oneDNN's primitive itself.
 //
 //   vec::map(vec::Fn::exp, x, y, n);           // y[i] = exp(x[i]), i < n; x == y is fine
 //   float e = vec::apply(vec::Fn::exp, 1.0f);  // the same bits as map on that element
@@ -43,7 +42,7 @@ double apply(Fn f, double x);
 // SLEEF's AVX2 path is in use (false: the std:: fallback).
 bool simd();
 // f runs on f32 in 16 lanes (AVX-512F) here: the CPU has it, SYMMFLOW_SIMD does
-// not say avx2, and 16 lanes give f's 8-lane bits (not log, log2; gelu is oneDNN's).
+// not say avx2, and 16 lanes give f's 8-lane bits (not log, log2).
 bool wide(Fn f);
 // map at a chosen width, 8 (AVX2) or 16 (AVX-512F, where wide(f)): for the tests
 // that compare the two. Error where the CPU lacks it.

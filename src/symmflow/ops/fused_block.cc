@@ -6,6 +6,7 @@
 #include <memory>
 #include <string_view>
 
+#include "symmflow/kernels/gelu_erf.h"
 #include "symmflow/kernels/pointwise.h"
 #include "symmflow/kernels/pointwise_impl.h"
 
@@ -414,7 +415,8 @@ std::optional<BlockProgram> compile_as(const std::vector<FusedStep>& steps, std:
     if (d != p.dtype && d != DType::boolean) return std::nullopt;
     BlockProgram::Step st;
     if (!c.compile(steps[j], st)) return std::nullopt;
-    if (std::is_same_v<T, float> && st.kernel == functor_kernel<T, fn::Gelu>()) p.block_bytes = kOneDnnBlockBytes;
+    if (std::is_same_v<T, float> && st.kernel == functor_kernel<T, fn::Gelu>() && kernels::vec::gelu_erf_calls_onednn())
+      p.block_bytes = kOneDnnBlockBytes;
     p.steps.push_back(std::move(st));
   }
   // Steps only the next one reads run with it (compose_pair); every source is a

@@ -39,9 +39,9 @@ enum class Role : uint8_t { full, strided, row, scalar };
 // handful of them) and a block is long enough that a step's call costs a few
 // percent of its loop (docs/performance.md, "Fused chains in blocks").
 inline constexpr int64_t kBlockBytes = 4096;
-// Blocks of a chain with an f32 gelu: vec::map calls oneDNN for it (PyTorch's
-// bits), a primitive execution of a few microseconds per call, so its blocks are
-// larger; they still stay in L2.
+// Blocks of a chain with an f32 gelu where it is oneDNN's primitive (a CPU
+// without AVX2 + FMA: vec::gelu_erf_calls_onednn), an execution of a few
+// microseconds per call, are larger; they still stay in L2.
 inline constexpr int64_t kOneDnnBlockBytes = 32 * 1024;
 
 // One operand of a step on one block: its elements, or (p == nullptr) the value
