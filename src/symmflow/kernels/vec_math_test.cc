@@ -171,8 +171,8 @@ TEST(VecMath, SixteenLanesGiveTheEightLanesBitsForEveryFunctionThatUsesThem) {
 // f32 gelu is PyTorch's (oneDNN's eltwise gelu_erf, the primitive PyTorch 1.13
 // runs) in symmflow's own code: every width gives the primitive's bits, NaNs,
 // infinities and subnormals included (a subnormal's half rounds to even, which
-// a gelu computing s / sqrt(2) / sqrt(2) got wrong). All 2^32 inputs were checked
-// once by hand, against oneDNN's AVX-512 and AVX2 kernels (docs/performance.md).
+// a gelu computing s / sqrt(2) / sqrt(2) got wrong). `sf_gelu_erf --exhaustive`
+// (bench/gelu_erf.cc) checks all 2^32 inputs, against either oneDNN kernel.
 TEST(VecMath, GeluGivesOneDnnsBitsAtEachWidth) {
   std::vector<float> x = spread_bit_patterns();
   for (uint32_t b = 0; b < 4096; ++b) {  // the smallest subnormals, both signs
