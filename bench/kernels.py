@@ -14,8 +14,8 @@ calls for ~20 ms, and the table gives the median of the trials in microseconds p
 call and the ratio symmflow / torch (< 1: symmflow is faster). Each case also
 checks once that both results agree (allclose), so a fast wrong kernel shows.
 
-Families and sizes: pointwise unary, binary (also broadcast and transposed
-operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
+Families and sizes: pointwise unary, binary (also a broadcast row, a broadcast
+column [R, 1], pow(x, 2) and transposed operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
 softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
 chain add -> gelu -> exp and a bias add -> relu -> mul (also at 16M, past the L3
 cache), each op by op (eager) and fused (the symmflow::fused_pointwise node
@@ -99,7 +99,7 @@ def cases():
     # loop body they would all see the last size's tensors (the 64K cases ran on 1M).
     def sized(n, shape):
         x, y, pos = rand(*shape), rand(*shape), rand(*shape).abs() + 0.1
-        row = rand(shape[1])
+        row, col = rand(shape[1]), rand(shape[0], 1)  # a bias row, a per-row statistic
         xt = x.t()  # a transposed (strided) view
         numel = x.numel()
         for op in ("exp", "log", "tanh", "sigmoid", "erf", "neg", "sqrt", "relu"):
@@ -114,6 +114,8 @@ def cases():
             out.append(("binary", "%s %s" % (op, n), numel, sf_op("aten::" + op, x, y),
                         lambda op=op: getattr(torch, op)(x, y)))
         out.append(("binary", "add %s + row" % n, numel, sf_op("aten::add", x, row), lambda: x + row))
+        out.append(("binary", "mul %s * col" % n, numel, sf_op("aten::mul", x, col), lambda: x * col))
+        out.append(("binary", "pow %s ** 2" % n, numel, sf_op("aten::pow", x, 2), lambda: x.pow(2)))
         out.append(("binary", "add %s transposed" % n, numel, sf_op("aten::add", xt, y),
                     lambda: xt + y))
         out.append(("reduction", "sum %s" % n, numel, sf_op("aten::sum", x), lambda: torch.sum(x)))

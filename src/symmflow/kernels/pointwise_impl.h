@@ -98,6 +98,24 @@ inline int64_t repeated_block(const Tensor& t, const Shape& shape) {
   return t.numel();
 }
 
+// The elements of each run of dst over which t, broadcast to `shape`, holds one
+// value, when those runs are whole trailing dims and t's values follow them in
+// order (a per-row statistic: [R, 1] against [R, C], as RMSNorm's x * rsqrt(...)
+// and softmax's x - max): t contiguous, its trailing dims 1 where shape's are not,
+// its other dims shape's (leading ones may be missing: it then repeats). Runs of
+// at least 16 elements (shorter ones are cheaper in the strided loop); else 0.
+inline int64_t repeated_value(const Tensor& t, const Shape& shape) {
+  const Shape& s = t.sizes();
+  if (!t.is_contiguous() || s.empty() || s.size() > shape.size() || s.back() != 1) return 0;
+  const size_t off = shape.size() - s.size();
+  int64_t run = 1;
+  size_t d = s.size();
+  for (; d > 0 && s[d - 1] == 1; --d) run *= shape[off + d - 1];
+  for (size_t k = 0; k < d; ++k)
+    if (s[k] != shape[off + k]) return 0;
+  return run >= 16 ? run : 0;
+}
+
 template <typename Out, typename... In, typename F, size_t... I>
 void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>& ins,
                       const F& f, std::index_sequence<I...>) {
@@ -137,6 +155,29 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
           const B* b = static_cast<const B*>(ins[1].data_ptr());
           return simd::run([&] {
             for (int64_t i = 0; i < n; i += inner) run_dense_loop(o + i, inner, f, a, DenseIn<B>{b + i});
+          });
+        }
+      }
+      // x op column: one value of the other operand per run of `run` elements.
+      if (ins[0].is_contiguous() && ins[0].sizes() == shape) {
+        if (const int64_t run = repeated_value(ins[1], shape); run > 0) {
+          const A* a = static_cast<const A*>(ins[0].data_ptr());
+          const B* b = static_cast<const B*>(ins[1].data_ptr());
+          const int64_t m = ins[1].numel();
+          return simd::run([&] {
+            for (int64_t i = 0, r = 0; i < n; i += run, r = r + 1 == m ? 0 : r + 1)
+              run_dense_loop(o + i, run, f, DenseIn<A>{a + i}, BcastIn<B>{to_compute(b[r])});
+          });
+        }
+      }
+      if (ins[1].is_contiguous() && ins[1].sizes() == shape) {
+        if (const int64_t run = repeated_value(ins[0], shape); run > 0) {
+          const A* a = static_cast<const A*>(ins[0].data_ptr());
+          const B* b = static_cast<const B*>(ins[1].data_ptr());
+          const int64_t m = ins[0].numel();
+          return simd::run([&] {
+            for (int64_t i = 0, r = 0; i < n; i += run, r = r + 1 == m ? 0 : r + 1)
+              run_dense_loop(o + i, run, f, BcastIn<A>{to_compute(a[r])}, DenseIn<B>{b + i});
           });
         }
       }

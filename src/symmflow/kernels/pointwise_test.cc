@@ -132,6 +132,35 @@ TEST(PointwiseBinary, RepeatedRowOnEitherSide) {
   EXPECT_EQ(values(self), sum);
 }
 
+// A contiguous operand and one value per run of trailing dims (a per-row
+// statistic, [R, 1] against [R, C]: RMSNorm's x * rsqrt(mean), softmax's x - max)
+// run as one dense loop per run, the column on either side, repeating over
+// missing leading dims, with promotion and in place; each element is still f(a, b).
+TEST(PointwiseBinary, RepeatedValuePerRowOnEitherSide) {
+  const Tensor m = iota({5, 40}, DType::f32, 0.5, 1);
+  const Tensor col = iota({5, 1}, DType::f32, 1000, 3);
+  const Tensor col2 = iota({5, 1}, DType::f64, 0.1);  // promotes to f64
+  const auto vm = values(m), vc = values(col), vc2 = values(col2);
+  const auto prod = values(mul(m, col)), diff = values(sub(col, m)), quot = values(div(m, col2));
+  EXPECT_EQ(div(m, col2).dtype(), DType::f64);
+  for (size_t i = 0; i < vm.size(); ++i) {
+    ASSERT_EQ(prod[i], double(float(vm[i] * vc[i / 40])));
+    ASSERT_EQ(diff[i], double(float(vc[i / 40] - vm[i])));
+    ASSERT_EQ(quot[i], vm[i] / vc2[i / 40]);
+  }
+  // [5, 1] against [3, 5, 40] (a missing leading dim: it repeats) and [5, 1, 1]
+  // against [5, 4, 20] (a run of two trailing dims).
+  const Tensor cube = iota({3, 5, 40}, DType::f32, 0.25), box = iota({5, 4, 20}, DType::f32, 7);
+  const auto vq = values(add(cube, col, 2)), vcube = values(cube);
+  for (size_t i = 0; i < vq.size(); ++i) ASSERT_EQ(vq[i], double(float(vcube[i] + 2 * vc[(i / 40) % 5])));
+  const Tensor deep = iota({5, 1, 1}, DType::f32, -3);
+  const auto vd = values(mul(box, deep)), vb = values(box), vdeep = values(deep);
+  for (size_t i = 0; i < vd.size(); ++i) ASSERT_EQ(vd[i], double(float(vb[i] * vdeep[i / 80])));
+  Tensor self = iota({5, 40}, DType::f32, 0.5, 1);
+  mul_(self, col);  // in place: the output is the contiguous operand
+  EXPECT_EQ(values(self), prod);
+}
+
 TEST(PointwiseBinary, StridedTransposedAndExpandedInputs) {
   Tensor base = iota({4, 6});
   Tensor tr = base.as_strided({6, 4}, {1, 6}, 0);        // base^T
