@@ -106,7 +106,9 @@ struct G16 {
 //   x = s * (1/sqrt 2);  e = exp(-(x * x));  t = 1 / (p * |x| + 1)
 //   erf = sign(x) * ((-e * t) * poly(t) + 1);  h = s * 0.5;  gelu = erf * h + h
 // with exp(a) = poly(r) * 2^n, n = floor(a * log2(e) + 0.5), r = a - n * ln 2, a
-// clamped to [ln FLT_MIN, ln FLT_MAX], and 0 where a < ln FLT_MIN.
+// clamped to [ln FLT_MIN, ln FLT_MAX], and 0 where a < ln FLT_MIN. h is s * 0.5
+// as in oneDNN 2.6 (older versions took x * (1/sqrt 2), which rounds a
+// subnormal s's half another way: the exhaustive check tells them apart).
 #define SF_GELU_ERF_BLOCK(TARGET, NAME)                                                              \
   template <typename L, int U>                                                                       \
   TARGET inline void NAME(const float* in, float* out) {                                             \
