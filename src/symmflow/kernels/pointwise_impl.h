@@ -140,7 +140,10 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
     if (dst.is_contiguous() && dst.numel() > 0) {
       Out* o = static_cast<Out*>(dst.data_ptr());
       const int64_t n = dst.numel();
-      if (ins[0].is_contiguous() && ins[0].sizes() == shape) {
+      // Which operand is a whole contiguous block of dst's shape (the other one repeats).
+      const bool a_whole = ins[0].is_contiguous() && ins[0].sizes() == shape;
+      const bool b_whole = ins[1].is_contiguous() && ins[1].sizes() == shape;
+      if (a_whole) {
         if (const int64_t inner = repeated_block(ins[1], shape); inner > 0) {
           const A* a = static_cast<const A*>(ins[0].data_ptr());
           const DenseIn<B> b{static_cast<const B*>(ins[1].data_ptr())};
@@ -149,7 +152,7 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
           });
         }
       }
-      if (ins[1].is_contiguous() && ins[1].sizes() == shape) {
+      if (b_whole) {
         if (const int64_t inner = repeated_block(ins[0], shape); inner > 0) {
           const DenseIn<A> a{static_cast<const A*>(ins[0].data_ptr())};
           const B* b = static_cast<const B*>(ins[1].data_ptr());
@@ -159,7 +162,7 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
         }
       }
       // x op column: one value of the other operand per run of `run` elements.
-      if (ins[0].is_contiguous() && ins[0].sizes() == shape) {
+      if (a_whole) {
         if (const int64_t run = repeated_value(ins[1], shape); run > 0) {
           const A* a = static_cast<const A*>(ins[0].data_ptr());
           const B* b = static_cast<const B*>(ins[1].data_ptr());
@@ -170,7 +173,7 @@ void elementwise_impl(const Tensor& dst, const std::array<Tensor, sizeof...(In)>
           });
         }
       }
-      if (ins[1].is_contiguous() && ins[1].sizes() == shape) {
+      if (b_whole) {
         if (const int64_t run = repeated_value(ins[0], shape); run > 0) {
           const A* a = static_cast<const A*>(ins[0].data_ptr());
           const B* b = static_cast<const B*>(ins[1].data_ptr());
