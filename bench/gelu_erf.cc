@@ -3,8 +3,8 @@
 //
 //   build/dev/bench/sf_gelu_erf               # ns per element at 4K, 64K and 1M
 //   build/dev/bench/sf_gelu_erf --exhaustive  # every f32 bit pattern, each width
-//                                             # against oneDNN (~1 minute); exit 1
-//                                             # on the first difference
+//                                             # against oneDNN (15 s on an AVX-512
+//                                             # core); exit 1 on the first difference
 //
 // ONEDNN_MAX_CPU_ISA=AVX2 makes oneDNN run its AVX2 kernel instead (the one an
 // AVX2-only CPU gets); SYMMFLOW_SIMD=avx2 leaves symmflow's 16 lanes out.

@@ -15,13 +15,14 @@ call and the ratio symmflow / torch (< 1: symmflow is faster). Each case also
 checks once that both results agree (allclose), so a fast wrong kernel shows.
 
 Families and sizes: pointwise unary, binary (also a broadcast row, a broadcast
-column [R, 1], pow(x, 2) and transposed operands) and reductions at 64K and 1M elements (f32), matmul at 256 and 512,
-softmax and layer_norm over rows of 256 x 256 and 1024 x 1024, and the issue's
-chain add -> gelu -> exp and a bias add -> relu -> mul (also at 16M, past the L3
-cache), each op by op (eager) and fused (the symmflow::fused_pointwise node
-fuse_pointwise makes of it); RMSNorm and a softmax written out as PyTorch code
-holds them, fused (the symmflow::fused_rows node fuse_rows makes of each) against
-PyTorch eager running the same ops (RMSNorm op by op too), at 64K, 1M and 4M.
+column [R, 1], pow(x, 2) and transposed operands) and reductions at 64K and 1M
+elements (f32), matmul at 256 and 512, softmax and layer_norm over rows of
+256 x 256 and 1024 x 1024, and the issue's chain add -> gelu -> exp and a bias
+add -> relu -> mul (also at 16M, past the L3 cache), each op by op (eager) and fused
+(the symmflow::fused_pointwise node fuse_pointwise makes of it); RMSNorm and a
+softmax written out as PyTorch code holds them, fused (the symmflow::fused_rows
+node fuse_rows makes of each) against PyTorch eager running the same ops
+(RMSNorm op by op too), at 64K, 1M and 4M.
 """
 import argparse
 import json
