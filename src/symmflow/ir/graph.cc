@@ -302,22 +302,46 @@ bool Node::has_effects() const {
 
 // --- graph ---------------------------------------------------------------------
 
+namespace {
+
+// N when `name` is `_N` as fresh naming writes it (decimal, no leading zero).
+std::optional<size_t> generated_number(std::string_view name) {
+  if (name.size() < 2 || name[0] != '_' || (name[1] == '0' && name.size() > 2) || name.size() > 20) return std::nullopt;
+  size_t k = 0;
+  for (char c : name.substr(1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    k = k * 10 + size_t(c - '0');
+  }
+  return k;
+}
+
+}  // namespace
+
 Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
   Value* v = value_pool_.make();
   v->id_ = int(values_.size());
   v->kind_ = kind;
   v->type_ = std::move(type);
-  // Results nobody named get a fresh `%_N`; a name the program gives later wins
-  // over such a generated one, which moves aside.
-  bool generated = name.empty();
-  if (generated) name = fresh_name("_");
-  // One lookup: a new name is inserted at once; a taken one must be generated.
-  if (auto [it, inserted] = by_name_.try_emplace(name, v); !inserted) {
-    SF_CHECK(it->second->generated_name_, "value %{} is already defined", name);
-    Value* other = it->second;
-    it->second = v;
-    other->name_ = fresh_name("_");  // not `name`, which v holds now
-    by_name_[other->name_] = other;
+  // Results nobody named get a fresh `%_N`, kept by N (generated_), not in the
+  // name table: a traced program names almost none of its values, and at 100k
+  // values the string table's lookups missed the cache on every new value
+  // (docs/performance.md, compile time, round 9). A name the program gives
+  // later wins over such a generated one, which moves aside.
+  const bool generated = name.empty();
+  if (generated) {
+    name = fresh_name("_");
+    hold_generated(v, name);
+  } else {
+    if (auto k = generated_number(name)) {
+      ++explicit_generated_form_;
+      if (*k < generated_.size() && generated_[*k]) {
+        Value* other = generated_[*k];
+        generated_[*k] = nullptr;
+        other->name_ = fresh_name("_");  // not `name`, which v holds now
+        hold_generated(other, other->name_);
+      }
+    }
+    SF_CHECK(by_name_.try_emplace(name, v).second, "value %{} is already defined", name);
   }
   v->name_ = std::move(name);
   v->generated_name_ = generated;
@@ -325,11 +349,19 @@ Value* Graph::new_value(std::string name, TensorType type, ValueKind kind) {
   return v;
 }
 
+void Graph::hold_generated(Value* v, std::string_view name) {
+  const size_t k = *generated_number(name);
+  if (generated_.size() <= k) generated_.resize(std::max(k + 1, generated_.size() * 2), nullptr);
+  generated_[k] = v;
+}
+
 std::string Graph::fresh_name(std::string_view hint) {
   if (hint.empty() || hint == "_") {
+    // Generated numbers only grow, so only a name the program gave in the same
+    // form (`%_7` in a parsed program) can be taken.
     for (;;) {
       std::string n = "_" + std::to_string(next_fresh_++);
-      if (!by_name_.count(n)) return n;
+      if (explicit_generated_form_ == 0 || !by_name_.count(n)) return n;
     }
   }
   std::string h(hint);
@@ -345,15 +377,16 @@ void Graph::name_after(Value* v, const Value* like) {
   std::string base = like->name();
   if (auto dot = base.find('.'); dot != std::string::npos) base.resize(dot);
   if (!base.empty() && base[0] == '_') return;  // versions of unnamed values stay unnamed
-  by_name_.erase(v->name_);
+  generated_[*generated_number(v->name_)] = nullptr;
   v->name_ = fresh_name(base);
   v->generated_name_ = false;
   by_name_[v->name_] = v;
 }
 
 Value* Graph::find_value(std::string_view name) const {
-  auto it = by_name_.find(std::string(name));
-  return it == by_name_.end() ? nullptr : it->second;
+  if (auto it = by_name_.find(std::string(name)); it != by_name_.end()) return it->second;
+  if (auto k = generated_number(name); k && *k < generated_.size()) return generated_[*k];
+  return nullptr;
 }
 
 Value* Graph::add_input(std::string name, TensorType type) {

@@ -455,6 +455,7 @@ class Graph {
 
  private:
   Value* new_value(std::string name, TensorType type, ValueKind kind = ValueKind::Tensor);
+  void hold_generated(Value* v, std::string_view name);  // v is `_N`: generated_[N] = v
   // A node entering program order hooks its operands into their values' uses;
   // one leaving unhooks them. add/drop one operand k of n reading v: O(1).
   void hook(Node* n);
@@ -481,7 +482,11 @@ class Graph {
   std::vector<Node*> order_;
   std::vector<Value*> inputs_, outputs_;
   std::vector<TensorType> output_types_;
+  // Names the program or a pass gave; the generated `_N` by N (nullptr once
+  // renamed), and how many given names have that form (fresh names skip them).
   std::unordered_map<std::string, Value*> by_name_;
+  std::vector<Value*> generated_;
+  size_t explicit_generated_form_ = 0;
   size_t next_fresh_ = 0;
   std::unordered_map<std::string, int> next_version_;
   uint64_t order_epoch_ = 0;  // set_order's marks
