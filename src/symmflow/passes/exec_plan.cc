@@ -126,6 +126,7 @@ bool BuildExecPlan::run(ir::Graph& g) {
   const auto& plan = g.plan();
   const auto roots = ir::storage_roots(g);
   const auto pairs = async_pairs(g);
+  p->instructions.reserve(g.size());  // one per node: no regrowth copying them all
   for (const Node* n : g.nodes()) {
     ir::Instruction s;
     s.node = n;
