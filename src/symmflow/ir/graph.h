@@ -214,8 +214,9 @@ struct WriteSlot {
 
 // Who made a node: the program, or a pass (reinplace's copy of a value still
 // read after an in-place write; functionalize's epilogue that writes a mutated
-// input's final contents back).
-enum class NodeOrigin : uint8_t { program, reinplace_copy, epilogue };
+// input's final contents back; receive_twins' copy of the rows P2P received
+// into a graph input's symmetric twin back into the input).
+enum class NodeOrigin : uint8_t { program, reinplace_copy, epilogue, received_back };
 
 // How a communication op runs (collective_lowering): none for compute and
 // before lowering; direct (the op's own symmetric-memory path), one_shot and

@@ -60,7 +60,15 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
                      in->type().nbytes(), int(i)});
   }
   for (const Node* n : g.nodes()) {
-    if (n->origin() == ir::NodeOrigin::reinplace_copy) {
+    if (n->origin() == ir::NodeOrigin::received_back) {
+      // Made only when the caller passes that input regular (else the twin is the input).
+      const Value* dst = roots[size_t(n->arg(0).value->id())];
+      int input = -1;
+      for (size_t i = 0; i < g.inputs().size(); ++i)
+        if (g.inputs()[i] == dst) input = int(i);
+      out.push_back({CopyOrigin::input_to_symmetric, "%" + dst->name(), n->note(), n->loc(),
+                     n->arg(1).value->type().nbytes(), input});
+    } else if (n->origin() == ir::NodeOrigin::reinplace_copy) {
       out.push_back({CopyOrigin::reinplace, "%" + n->output(0)->name(), n->note(), n->loc(),
                      n->output(0)->type().nbytes()});
     } else if (n->functional()) {

@@ -17,6 +17,7 @@
 #include "symmflow/passes/collective_lowering.h"
 #include "symmflow/passes/memory_plan.h"
 #include "symmflow/passes/race_check.h"
+#include "symmflow/passes/receive_twins.h"
 #include "symmflow/passes/reinplace.h"
 #include "symmflow/passes/symm_placement.h"
 
@@ -25,7 +26,7 @@ namespace symmflow::passes {
 const std::vector<std::string_view>& pipeline_steps() {
   static const std::vector<std::string_view> steps = {"input",     "race_check",     "functionalize",  "dce",
                                                       "cse",       "fuse_rows",      "fuse_pointwise", "reinplace",      "dce.final",
-                                                      "symm_placement", "collective_lowering", "schedule",
+                                                      "receive_twins", "symm_placement", "collective_lowering", "schedule",
                                                       "memory_plan", "exec_plan",    "hazard_check"};
   return steps;
 }
@@ -48,6 +49,7 @@ std::unique_ptr<Pass> make_pass(std::string_view name, const PipelineOptions& op
   all.push_back(std::make_unique<Reinplace>());
   all.push_back(std::make_unique<FuseRows>());
   all.push_back(std::make_unique<FusePointwise>());
+  all.push_back(std::make_unique<ReceiveTwins>());
   all.push_back(std::make_unique<SymmPlacement>(opts.placement));
   all.push_back(std::make_unique<CollectiveLowering>());
   all.push_back(std::make_unique<Schedule>(opts.schedule));
@@ -80,6 +82,7 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   auto race_check = make_pass("race_check", opts), functionalize = make_pass("functionalize", opts),
        dce = make_pass("dce", opts), cse = make_pass("cse", opts), reinplace = make_pass("reinplace", opts),
        fuse_rows = make_pass("fuse_rows", opts), fuse = make_pass("fuse_pointwise", opts),
+       twins = make_pass("receive_twins", opts),
        placement = make_pass("symm_placement", opts), lowering = make_pass("collective_lowering", opts),
        schedule = make_pass("schedule", opts), memory_plan = make_pass("memory_plan", opts),
        exec_plan = make_pass("exec_plan", opts);
@@ -98,6 +101,10 @@ void optimize(ir::Graph& g, const PipelineOptions& opts) {
   step(fuse.get());
   step(reinplace.get());
   step(dce.get(), ".final");
+  // A graph input P2P receives into only in part keeps its other bytes where the
+  // caller has them; its received rows get a symmetric twin (placement's job,
+  // so not when placement is off).
+  if (opts.placement.enabled) step(twins.get());
   // Placement decides on the final buffers: after reinplace, an op that runs in
   // place on its input needs that input's buffer symmetric.
   step(placement.get());

@@ -1,0 +1,32 @@
+// symmflow::receive_twin(Tensor(a!) x) -> Tensor: the buffer that stands in for
+// the rows of a graph input that P2P receives into (passes/receive_twins.h).
+// It has x's layout (sizes, strides, storage offset), so a view of x and the
+// same as_strided view of the twin name the same elements. When x is already
+// symmetric the twin is x itself: a peer can write it where it is, and the
+// compiled program copies nothing. Otherwise it is a fresh buffer (the memory
+// plan's, in the symmetric arena), not filled: only what is received into it
+// is ever read, and those rows are copied back into x after the run.
+//
+// x is declared written: the op stands where the first receive was, and every
+// earlier access of x must stay before it (when the twin is x, a receive into
+// it may not overtake a read of the old rows).
+#include "symmflow/core/storage.h"
+#include "symmflow/core/shape.h"
+#include "symmflow/ops/boxing.h"
+
+namespace symmflow::ops {
+namespace {
+
+SYMMFLOW_LIBRARY_FRAGMENT(symmflow, m) {
+  m.def("receive_twin(Tensor(a!) x) -> Tensor");
+  impl_both(m, "receive_twin", [](OpContext&, Args a) -> Results {
+    const Tensor& x = tensor_arg(a, 0);
+    if (x.is_symmetric()) return {x};
+    const int64_t bytes = storage_extent(x.sizes(), x.strides(), x.storage_offset()) * int64_t(x.itemsize());
+    std::shared_ptr<Storage> storage = x.is_meta() ? nullptr : current_allocator().allocate(size_t(bytes));
+    return {Tensor(std::move(storage), x.dtype(), x.sizes(), x.strides(), x.storage_offset())};
+  });
+}
+
+}  // namespace
+}  // namespace symmflow::ops
