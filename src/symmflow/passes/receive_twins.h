@@ -26,7 +26,9 @@
 // - from the first receive on, every view of it that shares a byte with a
 //   region lies inside one region, is used only after that region's first
 //   receive, and is not written there except by a receive;
-// - no collective or opaque op touches it, and it is not returned.
+// - no collective or opaque op touches it, and it is not returned;
+// - the regions are not the whole input (received whole, placement's own rule
+//   already copies it back only, with no twin).
 // Otherwise it is left as it was (placement copies it in and back, as before).
 // The copies back are one aten::copy_ per set of regions of one layout at equal
 // distances (halo2d's top and bottom rows: one copy), noted
