@@ -98,10 +98,11 @@ bool SymmPlacement::run(ir::Graph& g) {
       continue;
     }
     const Node* p = root->producer();
-    // A graph input P2P reads or writes in part (a halo row of a grid) is copied
-    // in like any other: one copy per run (and one back when written), however
-    // many transfers the program makes, where staging would copy on both ends of
-    // every transfer; and a caller who passes it symmetric pays nothing.
+    // A graph input P2P receives into in part (a halo row of a grid) and that
+    // receive_twins left alone is copied in like any other: one copy per run
+    // (and one back when written), however many transfers the program makes,
+    // where staging would copy on both ends of every transfer; and a caller who
+    // passes it symmetric pays nothing.
     const bool written_first = !p && overwritten[size_t(root->id())];
     root->set_symmetric(true);
     changed = true;

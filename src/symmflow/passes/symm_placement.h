@@ -17,9 +17,11 @@
 //    op writes straight into a buffer of the symmetric arena (planned, 0 copies);
 // 2. produced by an opaque custom op: it runs under a symmetric-allocation scope;
 // 3. a graph input: copied into a symmetric buffer at run time, skipped when the
-//    caller's tensor already is symmetric (then 0 copies). An input P2P sends or
-//    receives in part (a halo row) too: one copy per run however many transfers
-//    use it, where staging would copy on both ends of every transfer;
+//    caller's tensor already is symmetric (then 0 copies). An input P2P
+//    receives into in part (a halo row) mostly never gets here: receive_twins,
+//    the step before, gives its received rows a symmetric twin; when that does
+//    not apply, one copy in and one back per run however many transfers use
+//    it, where staging would copy on both ends of every transfer;
 // 4. needed symmetric in two different groups (conflicting constraints): no
 //    placement, the staged path, and the decision says why.
 #pragma once
