@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "symmflow/core/params.h"
 #include "symmflow/ir/alias.h"
+#include "symmflow/ir/comm_ops.h"
 #include "symmflow/runtime/collectives/collectives.h"
 
 namespace symmflow::passes {
@@ -67,10 +69,19 @@ bool CollectiveLowering::run(ir::Graph& g) {
     } else if (s.ns == "c10d" && s.name != "wait_tensor") {
       bool all_symmetric = true;
       int64_t bytes = 0;
+      // P2P: a receive buffer must be symmetric (a peer writes it); a send
+      // buffer need not be, when the runtime can move it once into the peer's
+      // symmetric receive buffer (a contiguous view of a graph input, sent
+      // rendezvous: halo2d's owned rows, ring_overlap's %x0).
+      std::vector<const ir::Value*> received;
+      const bool p2p = ir::comm_kind(*n) == ir::CommKind::p2p;
+      if (p2p)
+        for (const auto& w : n->writes()) received.push_back(n->value_at(w));
       for (const auto& a : n->args())
         a.for_each_value([&](ir::Value* v) {
           if (!v->is_tensor()) return;
-          all_symmetric &= symmetric(v);
+          const bool sent = p2p && std::find(received.begin(), received.end(), v) == received.end();
+          all_symmetric &= symmetric(v) || (sent && ir::moves_without_staging(*v, roots));
           bytes = std::max(bytes, v->type().nbytes());
         });
       if (!all_symmetric) algo = ir::Algorithm::staged;

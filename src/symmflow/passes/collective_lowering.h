@@ -11,7 +11,10 @@
 // - symm_mem ops name their algorithm: one_shot_all_reduce* -> one_shot,
 //   two_shot_all_reduce* -> two_shot, multimem_all_reduce_ -> one_shot (CPU has
 //   no multicast; one-shot is its read-all-peers equivalent).
-// - other collectives: "direct" on symmetric buffers, "staged" otherwise.
+// - other collectives: "direct" on symmetric buffers, "staged" otherwise; P2P
+//   "direct" when its receive buffers are symmetric and each send buffer is
+//   symmetric or a contiguous view of a graph input (sent rendezvous, the data
+//   moves once into the peer's receive buffer), "staged" otherwise.
 // Thresholds: the tuning file of `symmflow tune` for this world size when there
 // is one (SYMMFLOW_TUNE_FILE, default ~/.cache/symmflow/tune.json), else the
 // runtime's (SYMMFLOW_ONE_SHOT_MAX_BYTES, 2 KiB).

@@ -151,10 +151,34 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
     if (!ok) return false;
   }
 
-  // The twin, where the first receive was; the views of it right after.
-  Node* before = nodes[first];
+  // The twin right after the last access of a received row before the first
+  // receive (at the top when there is none): as early as it may be, so that it
+  // holds back neither the first receive's start nor compute the scheduler
+  // would overlap with it (program order breaks ties among compute). The views
+  // of it right after.
+  size_t at = 0;
+  for (size_t p = 0; p < first; ++p) {
+    const Node* n = nodes[p];
+    if (is_pure_view(*n)) continue;
+    bool touches = false;
+    for (const auto& a : n->args())
+      a.for_each_value([&](Value* v) {
+        if (!rooted(v)) return;
+        for (const Region& r : regions) touches = touches || share_bytes(r.type, v->type());
+      });
+    if (touches) at = p + 1;
+  }
+  Node* before = nodes[at];
   Operator& twin_op = Dispatcher::instance().get("symmflow::receive_twin");
-  Node* twin = g.make_node(twin_op, {Arg(x)}, false, before->loc());
+  // The received rows as views of x, which the twin is declared to write: the
+  // accesses of those rows before it stay before it; x's other rows are free.
+  std::vector<Arg> written;
+  for (const Region& r : regions) {
+    Node* view = make_view(g, x, r.type.sizes, strides_of(r.type), r.type.offset, before->loc());
+    g.insert_before(before, view);
+    written.emplace_back(view->output(0));
+  }
+  Node* twin = g.make_node(twin_op, {Arg(x), Arg::list(std::move(written))}, false, before->loc());
   g.insert_before(before, twin);
   Value* t = twin->output(0);
   g.name_after(t, x);

@@ -8,7 +8,7 @@
 // when the caller passes the input symmetric (the twin is then the input).
 //
 //   before                                            after
-//   %top = aten::slice(%u, 0, 0, 1)                   %t = symmflow::receive_twin(%u)
+//   %top = aten::slice(%u, 0, 0, 1)                   %t = symmflow::receive_twin(%u, [%top, %bot])
 //   %bot = aten::slice(%u, 0, -1, None)               %top.t = aten::as_strided(%t, [1, 256], [256, 1], 0)
 //   batch_isend_irecv(..., [%first, %top, %bot])      %bot.t = aten::as_strided(%t, [1, 256], [256, 1], 65792)
 //   %n = aten::slice(%top, 1, 1, -1)                  batch_isend_irecv(..., [%first, %top.t, %bot.t])
