@@ -32,17 +32,11 @@ bool share_bytes(const TensorType& a, const TensorType& b) {
   return views_share_bytes(ir::ViewExtent(a).view(), ir::ViewExtent(b).view());
 }
 
-IValue int_list(const Shape& s) {
-  IValueList l;
-  for (int64_t v : s) l.emplace_back(v);
-  return IValue(std::move(l));
-}
-
 // aten::as_strided(base, sizes, strides, offset), not yet in program order.
 Node* make_view(ir::Graph& g, Value* base, const Shape& sizes, const Shape& strides, int64_t offset,
                 ir::SourceLoc loc) {
   Operator& op = Dispatcher::instance().get("aten::as_strided");
-  return g.make_node(op, {Arg(base), Arg(int_list(sizes)), Arg(int_list(strides)), Arg(IValue(offset))}, false, loc);
+  return g.make_node(op, {Arg(base), Arg(IValue(sizes)), Arg(IValue(strides)), Arg(IValue(offset))}, false, loc);
 }
 
 // One received region: the layout a receive writes, and where it is first received.
@@ -221,11 +215,15 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
 }  // namespace
 
 bool ReceiveTwins::run(ir::Graph& g) {
+  // Most programs receive nothing: then no walk of the storage roots either.
+  if (std::none_of(g.nodes().begin(), g.nodes().end(), [](const Node* n) { return comm_kind(*n) == CommKind::p2p; }))
+    return false;
   bool changed = false;
+  auto roots = ir::storage_roots(g);
   for (Value* x : std::vector<Value*>(g.inputs())) {
-    if (!x->is_tensor()) continue;
-    // Each rewrite adds values: the roots are taken again.
-    changed |= twin_input(g, x, ir::storage_roots(g));
+    if (!x->is_tensor() || !twin_input(g, x, roots)) continue;
+    changed = true;
+    roots = ir::storage_roots(g);  // the rewrite added values
   }
   return changed;
 }
