@@ -10,6 +10,13 @@ bool is_builtin_op(const Node& n) {
   return ns == "aten" || ns == "c10d" || ns == "symm_mem" || ns == "symmflow";
 }
 
+std::vector<Value*> receive_buffers(const Node& n) {
+  std::vector<Value*> out;
+  if (comm_kind(n) == CommKind::p2p)
+    for (const auto& w : n.writes()) out.push_back(n.value_at(w));
+  return out;
+}
+
 std::string group_of(const Node& n) {
   auto i = n.schema().argument_index("group_name");
   if (!i || !n.arg(*i).constant.is_string()) return "";

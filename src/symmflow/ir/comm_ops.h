@@ -34,6 +34,9 @@ inline bool issues_comm(CommKind k) {
 }
 inline bool issues_comm(const Node& n) { return issues_comm(comm_kind(n)); }
 
+// The buffers a P2P op receives into (what it writes); empty for any other node.
+std::vector<Value*> receive_buffers(const Node& n);
+
 // A view and nothing else: compute that makes only a new geometry of its input
 // (no kernel runs, no bytes move).
 bool is_pure_view(const Node& n);

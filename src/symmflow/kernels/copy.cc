@@ -205,12 +205,16 @@ Tensor clone(const Tensor& t) {
   return out;
 }
 
-Tensor clone_layout(const Tensor& t) {
+Tensor empty_layout(const Tensor& t) {
   int64_t extent = t.numel() == 0 ? 0 : 1;
   for (int64_t d = 0; d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
   const int64_t elems = t.storage_offset() + extent;
   Tensor base = t.is_meta() ? Tensor::meta({elems}, t.dtype()) : Tensor::empty({elems}, t.dtype());
-  Tensor out = base.as_strided(t.sizes(), t.strides(), t.storage_offset());
+  return base.as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+
+Tensor clone_layout(const Tensor& t) {
+  Tensor out = empty_layout(t);
   if (!t.is_meta()) copy_(out, t);
   return out;
 }

@@ -31,6 +31,9 @@ Tensor clone(const Tensor& t);
 // every version of a storage in the storage's layout this way, so a view's
 // geometry means the same place in every version.
 Tensor clone_layout(const Tensor& t);
+// The same layout on a new storage just large enough, not filled (a meta
+// tensor for a meta t).
+Tensor empty_layout(const Tensor& t);
 // A new tensor of dtype `to` with t's values (converted, contiguous).
 Tensor to_dtype(const Tensor& t, DType to);
 // True when any input is a meta tensor: kernels then compute types only.

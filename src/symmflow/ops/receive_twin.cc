@@ -12,8 +12,7 @@
 // earlier access of those rows stays before it (when the twin is x, a receive
 // into it may not overtake a read of the old rows), while the rest of x is only
 // read and moves freely around it.
-#include "symmflow/core/storage.h"
-#include "symmflow/core/shape.h"
+#include "symmflow/kernels/copy.h"
 #include "symmflow/ops/boxing.h"
 
 namespace symmflow::ops {
@@ -24,9 +23,7 @@ SYMMFLOW_LIBRARY_FRAGMENT(symmflow, m) {
   impl_both(m, "receive_twin", [](OpContext&, Args a) -> Results {
     const Tensor& x = tensor_arg(a, 0);
     if (x.is_symmetric()) return {x};
-    const int64_t bytes = storage_extent(x.sizes(), x.strides(), x.storage_offset()) * int64_t(x.itemsize());
-    std::shared_ptr<Storage> storage = x.is_meta() ? nullptr : current_allocator().allocate(size_t(bytes));
-    return {Tensor(std::move(storage), x.dtype(), x.sizes(), x.strides(), x.storage_offset())};
+    return {kernels::empty_layout(x)};
   });
 }
 

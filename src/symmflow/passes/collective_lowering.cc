@@ -73,10 +73,8 @@ bool CollectiveLowering::run(ir::Graph& g) {
       // buffer need not be, when the runtime can move it once into the peer's
       // symmetric receive buffer (a contiguous view of a graph input, sent
       // rendezvous: halo2d's owned rows, ring_overlap's %x0).
-      std::vector<const ir::Value*> received;
+      const std::vector<ir::Value*> received = ir::receive_buffers(*n);
       const bool p2p = ir::comm_kind(*n) == ir::CommKind::p2p;
-      if (p2p)
-        for (const auto& w : n->writes()) received.push_back(n->value_at(w));
       for (const auto& a : n->args())
         a.for_each_value([&](ir::Value* v) {
           if (!v->is_tensor()) return;

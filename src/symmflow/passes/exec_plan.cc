@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "symmflow/ir/alias.h"
 #include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/overwritten_inputs.h"
@@ -44,6 +46,13 @@ std::vector<bool> written_inputs(const ir::Graph& g, const std::vector<Value*>& 
 std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPlan& p,
                                             const std::vector<Value*>& roots) {
   std::vector<ir::PlannedCopy> out;
+  // Which graph input a storage is (-1: none): its copies are made only when
+  // the caller passes that input regular.
+  auto input_index = [&](const Value* root) {
+    const auto& in = g.inputs();
+    const auto it = std::find(in.begin(), in.end(), root);
+    return it == in.end() ? -1 : int(it - in.begin());
+  };
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const Value* in = g.inputs()[i];
     if (!p.input_symmetric[i]) continue;
@@ -63,11 +72,8 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
     if (n->origin() == ir::NodeOrigin::received_back) {
       // Made only when the caller passes that input regular (else the twin is the input).
       const Value* dst = roots[size_t(n->arg(0).value->id())];
-      int input = -1;
-      for (size_t i = 0; i < g.inputs().size(); ++i)
-        if (g.inputs()[i] == dst) input = int(i);
       out.push_back({CopyOrigin::input_to_symmetric, "%" + dst->name(), n->note(), n->loc(),
-                     n->arg(1).value->type().nbytes(), input});
+                     n->arg(1).value->type().nbytes(), input_index(dst)});
     } else if (n->origin() == ir::NodeOrigin::reinplace_copy) {
       out.push_back({CopyOrigin::reinplace, "%" + n->output(0)->name(), n->note(), n->loc(),
                      n->output(0)->type().nbytes()});
@@ -88,12 +94,9 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
     if (!root) continue;
     auto slot = g.plan().slots.find(root->id());
     if (slot == g.plan().slots.end() || slot->second.arena != ir::Arena::symmetric) continue;
-    int input = -1;
-    for (size_t i = 0; i < g.inputs().size(); ++i)
-      if (g.inputs()[i] == root) input = int(i);
     out.push_back({CopyOrigin::output_from_symmetric, "%" + v->name(),
                    fmt::format("returned %{} lives in the symmetric arena: the caller gets a copy", v->name()),
-                   {}, v->type().nbytes(), input});
+                   {}, v->type().nbytes(), input_index(root)});
   }
   return out;
 }

@@ -73,16 +73,11 @@ std::vector<std::pair<Shape, std::pair<Shape, int64_t>>> copy_back_views(std::ve
 bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
   auto rooted = [&](const Value* v) { return v->is_tensor() && size_t(v->id()) < roots.size() && roots[size_t(v->id())] == x; };
   const auto& nodes = g.nodes();
+  // In program order, so regions.front() holds the first receive.
   std::vector<Region> regions;
-  // What each P2P node receives into x: (node position, value).
-  std::vector<std::pair<size_t, const Value*>> receives;
   for (size_t p = 0; p < nodes.size(); ++p) {
-    const Node* n = nodes[p];
-    if (comm_kind(*n) != CommKind::p2p) continue;
-    for (const auto& w : n->writes()) {
-      const Value* v = n->value_at(w);
+    for (const Value* v : ir::receive_buffers(*nodes[p])) {
       if (!rooted(v)) continue;
-      receives.push_back({p, v});
       auto same = std::find_if(regions.begin(), regions.end(), [&](const Region& r) { return same_layout(r.type, v->type()); });
       if (same != regions.end()) continue;
       if (!is_non_overlapping_and_dense(ir::ViewExtent(v->type()).view())) return false;
@@ -99,7 +94,10 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
   if (received >= x->type().nbytes()) return false;
   for (const Value* o : g.outputs())
     if (rooted(o)) return false;
-  const size_t first = receives.front().first;
+  const size_t first = regions.front().first;
+  auto shares_a_region = [&](const TensorType& t) {
+    return std::any_of(regions.begin(), regions.end(), [&](const Region& r) { return share_bytes(r.type, t); });
+  };
   // Which region holds a view entirely (nullopt: none).
   auto region_of = [&](const TensorType& t) -> std::optional<size_t> {
     const auto [b, e] = extent(t);
@@ -125,9 +123,7 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
       a.for_each_value([&](Value* v) {
         if (!ok || !rooted(v) || std::find(seen.begin(), seen.end(), v) != seen.end()) return;
         seen.push_back(v);
-        bool shares = false;
-        for (const Region& r : regions) shares = shares || share_bytes(r.type, v->type());
-        if (!shares) return;
+        if (!shares_a_region(v->type())) return;
         // A P2P op's handle (what wait_tensor waits on) follows its buffer,
         // which moves with the op's own operand: the wait keeps its handle.
         if (v->producer() && comm_kind(*v->producer()) == CommKind::p2p) return;
@@ -156,10 +152,7 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
     if (is_pure_view(*n)) continue;
     bool touches = false;
     for (const auto& a : n->args())
-      a.for_each_value([&](Value* v) {
-        if (!rooted(v)) return;
-        for (const Region& r : regions) touches = touches || share_bytes(r.type, v->type());
-      });
+      a.for_each_value([&](Value* v) { touches = touches || (rooted(v) && shares_a_region(v->type())); });
     if (touches) at = p + 1;
   }
   Node* before = nodes[at];

@@ -52,9 +52,7 @@ bool SymmPlacement::run(ir::Graph& g) {
     // them), not its send buffers: a symmetric send to a regular receive buffer
     // completes only when the receiver copies it out, which needs the receiver to
     // make progress — and it may be inside a collective by then.
-    std::vector<Value*> receives;
-    if (is_p2p(*n))
-      for (const auto& w : n->writes()) receives.push_back(n->value_at(w));
+    const std::vector<Value*> receives = ir::receive_buffers(*n);
     for (size_t i = 0; i < schema.arguments.size(); ++i) {
       const std::string& arg = schema.arguments[i].name;
       const bool is_hard = std::find(hard.begin(), hard.end(), arg) != hard.end();
