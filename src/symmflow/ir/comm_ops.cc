@@ -57,6 +57,27 @@ std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world) {
   return out;
 }
 
+std::vector<bool> rendezvous_sends(const Graph& g, const Node& n, const std::vector<Value*>& roots) {
+  if (g.rank_set() || n.schema().name != "batch_isend_irecv") return {};
+  const auto kinds = n.arg(0).constant.to_string_list();
+  const auto peers = int_list_at(n.arg(1), g.rank(), g.world());
+  const auto tags = int_list_at(n.arg(2), g.rank(), g.world());
+  std::vector<const Value*> tensors;
+  n.arg(3).for_each_value([&](const Value* v) { tensors.push_back(v); });
+  if (tensors.size() != kinds.size()) return {};
+  auto direct = [&](const Value* v) { return moves_without_staging(*v, roots); };
+  std::vector<bool> out(kinds.size(), false);
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] != "isend") continue;
+    const auto peer_peers = int_list_at(n.arg(1), peers[i], g.world());
+    for (size_t j = 0; j < kinds.size(); ++j)
+      if (kinds[j] == "irecv" && tags[j] == tags[i] && peer_peers[j] == g.rank() &&
+          (direct(tensors[i]) || direct(tensors[j])))
+        out[i] = true;
+  }
+  return out;
+}
+
 AsyncPairs async_pairs(const Graph& g) {
   AsyncPairs p;
   std::unordered_set<const Value*> waited;

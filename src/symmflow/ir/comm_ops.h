@@ -59,6 +59,17 @@ bool moves_without_staging(const Value& v, const std::vector<Value*>& roots);
 // peer's (what the peer's copy of an SPMD batch sends to).
 std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world);
 
+// Per entry of a c10d::batch_isend_irecv: whether it is a send that may skip
+// the eager path (ir::Instruction::rendezvous) and move its data once. In an
+// SPMD program the peer runs this same batch, which posts its receives before
+// its sends and before any wait; if one of them matches the send (its peer,
+// evaluated on the peer's rank, is this rank; same tag), waiting for that post
+// cannot deadlock. Worth it only when a buffer on one end moves without staging
+// (the peer's receive buffer is placed as this rank's same entry is). Empty for
+// other nodes and for graphs whose ranks run different code (the loader decides
+// those: exec/rendezvous_sends.h). `roots`: ir::storage_roots of g.
+std::vector<bool> rendezvous_sends(const Graph& g, const Node& n, const std::vector<Value*>& roots);
+
 // Asynchronous starts and their waits in the graph's current order: for every
 // c10d::wait_tensor whose argument is a result of a P2P op or a collective, that
 // op (the first such wait of each result).

@@ -70,16 +70,29 @@ bool CollectiveLowering::run(ir::Graph& g) {
       bool all_symmetric = true;
       int64_t bytes = 0;
       // P2P: a receive buffer must be symmetric (a peer writes it); a send
-      // buffer need not be, when the runtime can move it once into the peer's
-      // symmetric receive buffer (a contiguous view of a graph input, sent
-      // rendezvous: halo2d's owned rows, ring_overlap's %x0).
+      // buffer need not be, when the runtime moves it once into the peer's
+      // symmetric receive buffer: a contiguous view of a graph input (halo2d's
+      // owned rows, ring_overlap's %x0), or any send that is rendezvous with
+      // the peer's receive (ring_overlap's %a, a compute result, into the
+      // peer's %y1), as the executable plan will run it.
       const std::vector<ir::Value*> received = ir::receive_buffers(*n);
       const bool p2p = ir::comm_kind(*n) == ir::CommKind::p2p;
+      std::vector<const ir::Value*> rendezvous;
+      if (p2p) {
+        const std::vector<bool> rv = ir::rendezvous_sends(g, *n, roots);
+        size_t entry = 0;
+        if (!rv.empty())
+          n->arg(3).for_each_value([&](const ir::Value* v) {
+            if (rv[entry++]) rendezvous.push_back(v);
+          });
+      }
       for (const auto& a : n->args())
         a.for_each_value([&](ir::Value* v) {
           if (!v->is_tensor()) return;
           const bool sent = p2p && std::find(received.begin(), received.end(), v) == received.end();
-          all_symmetric &= symmetric(v) || (sent && ir::moves_without_staging(*v, roots));
+          const bool moves_once = ir::moves_without_staging(*v, roots) ||
+                                  std::find(rendezvous.begin(), rendezvous.end(), v) != rendezvous.end();
+          all_symmetric &= symmetric(v) || (sent && moves_once);
           bytes = std::max(bytes, v->type().nbytes());
         });
       if (!all_symmetric) algo = ir::Algorithm::staged;

@@ -101,34 +101,6 @@ std::vector<ir::PlannedCopy> planned_copies(const ir::Graph& g, const ir::ExecPl
   return out;
 }
 
-// Which sends of a batch_isend_irecv may skip the eager path (ir::Instruction::
-// rendezvous): in an SPMD program the peer runs this same batch, which posts
-// its receives before its sends and before any wait; if one of them matches
-// the send (its peer, evaluated on the peer's rank, is this rank; same tag),
-// waiting for that post cannot deadlock. Worth it only when a buffer on one
-// end can be symmetric and is contiguous (the data then moves once; the peer's
-// receive buffer is placed as this rank's same entry is).
-std::vector<bool> rendezvous_sends(const ir::Graph& g, const Node& n, const std::vector<Value*>& roots) {
-  if (g.rank_set() || n.schema().name != "batch_isend_irecv") return {};
-  const auto kinds = n.arg(0).constant.to_string_list();
-  const auto peers = ir::int_list_at(n.arg(1), g.rank(), g.world());
-  const auto tags = ir::int_list_at(n.arg(2), g.rank(), g.world());
-  std::vector<const Value*> tensors;
-  n.arg(3).for_each_value([&](const Value* v) { tensors.push_back(v); });
-  if (tensors.size() != kinds.size()) return {};
-  auto direct = [&](const Value* v) { return ir::moves_without_staging(*v, roots); };
-  std::vector<bool> out(kinds.size(), false);
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    if (kinds[i] != "isend") continue;
-    const auto peer_peers = ir::int_list_at(n.arg(1), peers[i], g.world());
-    for (size_t j = 0; j < kinds.size(); ++j)
-      if (kinds[j] == "irecv" && tags[j] == tags[i] && peer_peers[j] == g.rank() &&
-          (direct(tensors[i]) || direct(tensors[j])))
-        out[i] = true;
-  }
-  return out;
-}
-
 }  // namespace
 
 bool BuildExecPlan::run(ir::Graph& g) {
@@ -151,7 +123,7 @@ bool BuildExecPlan::run(ir::Graph& g) {
       comm = it->second;
     }
     if (comm) s.group = group_of(*comm);
-    if (s.kind == ir::InstrKind::p2p) s.rendezvous = rendezvous_sends(g, *n, roots);
+    if (s.kind == ir::InstrKind::p2p) s.rendezvous = ir::rendezvous_sends(g, *n, roots);
     if (waits != pairs.waits_of.end())
       for (const Node* w : waits->second) s.waits.push_back(int(g.position(w)));
     s.label = n->op_name();
