@@ -56,6 +56,26 @@ struct Sample {
   double total() const { return trace + passes + load; }
 };
 
+// Each pipeline step's median time over the trials, and its growth against the
+// previous size's ("fuse_pointwise 14" or "fuse_pointwise 243 (17.4x)"): which
+// steps grow faster than the node count.
+std::string steps_line(const std::vector<Sample>& now, const std::vector<Sample>* prev) {
+  auto median_of = [](const std::vector<Sample>& s, size_t step) {
+    std::vector<double> t;
+    for (const Sample& x : s)
+      if (step < x.steps.size()) t.push_back(x.steps[step].second);
+    return sfbench::stats_of(t).median;
+  };
+  std::string out;
+  for (size_t i = 0; i < now.back().steps.size(); ++i) {
+    const double t = median_of(now, i);
+    out += fmt::format(" {} {:.0f}", now.back().steps[i].first, t * 1e3);
+    if (prev && !prev->empty() && i < prev->back().steps.size() && median_of(*prev, i) > 0)
+      out += fmt::format(" ({:.1f}x)", t / median_of(*prev, i));
+  }
+  return out;
+}
+
 Sample compile_once(int64_t target, int blocks_per_all_reduce, bool verify, bool launched) {
   Sample out;
   double t0 = sfbench::now_s();
@@ -150,9 +170,7 @@ int main(int argc, char** argv) {
     if (prev_per_node > 0) fmt::print("{:>8} growth per node vs previous size: {:.2f}x\n", "", per_node / prev_per_node);
     prev_per_node = per_node;
     totals.emplace_back(nodes, total);
-    std::string by_step;
-    for (const auto& [name, t] : samples[k].back().steps) by_step += fmt::format(" {} {:.0f}", name, t * 1e3);
-    fmt::print("{:>8} passes, ms (last trial):{}\n", "", by_step);
+    fmt::print("{:>8} passes, ms (medians):{}\n", "", steps_line(samples[k], k ? &samples[k - 1] : nullptr));
   }
   // The measure: total time at the largest size over the time at a
   // size ten times smaller (linear: 10; the target allows 15).
