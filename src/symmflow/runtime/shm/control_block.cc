@@ -51,13 +51,53 @@ void record_failure(ControlBlock* cb, int rank, std::string_view message) {
   cb->failure_len[rank].store(uint32_t(n), std::memory_order_release);
 }
 
+namespace {
+
+// A rank stopped by another's failure recorded a PeerFailure ending in the
+// abort reason that rank raised: "<where it waited>: job aborted: rank K
+// failed: <K's own message>" (messages may be cut at kFailureBytes). Returns
+// K and what precedes the abort, or -1 when `msg` is not such a consequence
+// of a rank whose own message is in `failed` (rank -> message, "" if none).
+std::pair<int, std::string_view> consequence_of(std::string_view msg, const std::vector<std::string_view>& failed) {
+  constexpr std::string_view kAborted = ": job aborted: rank ";
+  constexpr std::string_view kFailed = " failed: ";
+  const size_t at = msg.find(kAborted);
+  if (at == std::string_view::npos) return {-1, {}};
+  std::string_view rest = msg.substr(at + kAborted.size());
+  int k = 0;
+  size_t digits = 0;
+  while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9')
+    k = k * 10 + (rest[digits++] - '0');
+  if (digits == 0 || k >= int(failed.size()) || rest.substr(digits, kFailed.size()) != kFailed) return {-1, {}};
+  const std::string_view theirs = rest.substr(digits + kFailed.size());
+  const std::string_view own = failed[size_t(k)];
+  // Equal, or one a cut of the other (each side may have been truncated).
+  const size_t n = std::min(theirs.size(), own.size());
+  if (own.empty() || n == 0 || theirs.substr(0, n) != own.substr(0, n)) return {-1, {}};
+  std::string_view where = msg.substr(0, at);
+  constexpr std::string_view kPeerFailure = "peer failure in ";
+  if (where.substr(0, kPeerFailure.size()) == kPeerFailure) where.remove_prefix(kPeerFailure.size());
+  return {k, where};
+}
+
+}  // namespace
+
 std::string failure_summary(const ControlBlock* cb) {
+  std::vector<std::string_view> msgs(size_t(cb->world_size));
+  for (int r = 0; r < cb->world_size; ++r)
+    msgs[size_t(r)] = std::string_view(cb->failure[r], cb->failure_len[r].load(std::memory_order_acquire));
+  // A rank's own failure, as opposed to a PeerFailure another rank's caused.
+  std::vector<std::pair<int, std::string_view>> consequence(msgs.size(), {-1, {}});
+  std::vector<std::string_view> own = msgs;
+  for (size_t r = 0; r < msgs.size(); ++r) {
+    consequence[r] = consequence_of(msgs[r], msgs);
+    if (consequence[r].first >= 0) own[r] = {};
+  }
   // Distinct messages in order of first appearance, each with its ranks.
   std::vector<std::pair<std::string_view, std::vector<int>>> groups;
   for (int r = 0; r < cb->world_size; ++r) {
-    const uint32_t n = cb->failure_len[r].load(std::memory_order_acquire);
-    if (n == 0) continue;
-    std::string_view msg(cb->failure[r], n);
+    std::string_view msg = own[size_t(r)];
+    if (msg.empty()) continue;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == msg; });
     if (it == groups.end()) groups.push_back({msg, {r}});
     else it->second.push_back(r);
@@ -69,6 +109,12 @@ std::string failure_summary(const ControlBlock* cb) {
     else
       out += fmt::format("rank{} {}: {}\n", ranks.size() > 1 ? "s" : "", fmt::join(ranks, ", "), msg);
   }
+  // Then the ranks that failed only because one above did, without repeating
+  // its message: a slow rank caught by the abort before it reached the same
+  // error (tests/runtime_errors_cli_test.cc).
+  for (size_t r = 0; r < msgs.size(); ++r)
+    if (consequence[r].first >= 0)
+      out += fmt::format("rank {}: stopped when rank {} failed ({})\n", r, consequence[r].first, consequence[r].second);
   return out;
 }
 

@@ -54,7 +54,10 @@ struct ControlBlock {
 void record_failure(ControlBlock* cb, int rank, std::string_view message);
 // The recorded errors, one line per distinct message, in rank order of first
 // appearance: "all 4 ranks: <msg>", or "ranks 0, 2: <msg>" and "rank 1: <msg>";
-// "" when no rank recorded one.
+// "" when no rank recorded one. A rank whose error is only the PeerFailure
+// another rank's failure caused (its wait ended by that rank's abort) follows
+// as "rank 3: stopped when rank 0 failed (<where it waited>)", without that
+// message again.
 std::string failure_summary(const ControlBlock* cb);
 
 // Raises the abort flag once (the first reason wins) and wakes the bootstrap
