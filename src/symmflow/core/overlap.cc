@@ -9,6 +9,16 @@
 
 namespace symmflow {
 
+bool is_one_run(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
 namespace {
 
 // PyTorch's compute_non_overlapping_and_dense on geometry: sort the dims by

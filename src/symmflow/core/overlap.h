@@ -57,6 +57,12 @@ ViewGeometry geometry(const Tensor& t);  // t's (valid while t's sizes and strid
 // is_non_overlapping_and_dense above, of a view's geometry alone (an empty view is dense).
 bool is_non_overlapping_and_dense(const ViewGeometry& v);
 
+// PyTorch's is_contiguous, of sizes and strides alone: the elements in
+// row-major order are one run of memory, dims of size 1 ignored (a row of a
+// matrix, a column of a one-column matrix). Tensor::is_contiguous and the
+// compiler's P2P rules (ir::one_run) ask it.
+bool is_one_run(std::span<const int64_t> sizes, std::span<const int64_t> strides);
+
 // [begin, end) bytes from the storage's start that a non-empty view spans
 // (lowest element to highest element, negative strides included).
 std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "symmflow/core/checked.h"
+#include "symmflow/core/overlap.h"
 
 namespace symmflow {
 
@@ -51,15 +52,7 @@ Tensor Tensor::meta(Shape sizes, DType dtype, Shape strides) {
 int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
 int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim())]; }
 
-bool Tensor::is_contiguous() const {
-  int64_t expected = 1;
-  for (int64_t i = dim() - 1; i >= 0; --i) {
-    if (sizes()[i] == 1) continue;
-    if (strides()[i] != expected) return false;
-    expected *= sizes()[i];
-  }
-  return true;
-}
+bool Tensor::is_contiguous() const { return is_one_run(sizes(), strides()); }
 
 void* Tensor::data_ptr() const {
   SF_CHECK(!is_meta(), "data access on a meta tensor {}", type_string());

@@ -53,6 +53,11 @@ std::string group_of(const Node& n);
 // rendezvous) only when one end is such a buffer: the data then moves once.
 // `roots`: ir::storage_roots of v's graph.
 bool moves_without_staging(const Value& v, const std::vector<Value*>& roots);
+// Whether the runtime moves a P2P buffer of this layout as one run of bytes
+// (a row, a whole tensor): only such a buffer goes direct (a symmetric
+// receive the peer puts into, a send it reads); a strided one (a column) is
+// packed through the staged path even when symmetric.
+bool one_run(const TensorType& t);
 
 // An int-list argument of a P2P op (peers, tags: constants, or expressions over
 // rank/world) as it evaluates on `rank` of `world`: this rank's values, or a

@@ -92,7 +92,8 @@ bool CollectiveLowering::run(ir::Graph& g) {
           const bool sent = p2p && std::find(received.begin(), received.end(), v) == received.end();
           const bool moves_once = ir::moves_without_staging(*v, roots) ||
                                   std::find(rendezvous.begin(), rendezvous.end(), v) != rendezvous.end();
-          all_symmetric &= symmetric(v) || (sent && moves_once);
+          // A P2P buffer moves direct only as one run of bytes (ir::one_run).
+          all_symmetric &= (symmetric(v) && (!p2p || ir::one_run(v->type()))) || (sent && moves_once);
           bytes = std::max(bytes, v->type().nbytes());
         });
       if (!all_symmetric) algo = ir::Algorithm::staged;
