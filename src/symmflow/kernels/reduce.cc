@@ -7,6 +7,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/kernels/copy.h"
 #include "symmflow/kernels/lane_extreme.h"
 #include "symmflow/kernels/simd.h"
@@ -76,17 +77,6 @@ Out from_acc(Acc a) {
   if constexpr (std::is_same_v<Out, bool>) return a != Acc(0);
   else if constexpr (is_half_v<Out>) return Out(float(a));
   else return Out(a);
-}
-
-// Whether the geometry is one dense run (row-major, unit stride; size-1 dims aside).
-bool is_dense_run(const Shape& sizes, const Shape& strides) {
-  int64_t expect = 1;
-  for (size_t d = sizes.size(); d-- > 0;) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expect) return false;
-    expect *= sizes[d];
-  }
-  return true;
 }
 
 // Whether the kept dims are the inner, contiguous ones (e.g. a sum over dim 0):
@@ -229,7 +219,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
   using Sum = LaneSum<V>;
   const In* in = static_cast<const In*>(t.data_ptr());
   if (kept_inner(p)) {
-    const bool columns = std::is_same_v<In, V> && p.red_sizes.size() == 1 && is_dense_run(p.kept_sizes, p.kept_strides);
+    const bool columns = std::is_same_v<In, V> && p.red_sizes.size() == 1 && is_one_run(p.kept_sizes, p.kept_strides);
     const bool blocked = columns && one_dim_in_l2<V>(p, outputs);
     int64_t done = 0;  // leading columns already summed
     if (blocked && p.red_count < Sum::kBlock) {
@@ -262,7 +252,7 @@ void float_sums(const Tensor& t, const ReducePlan& p, V* totals, int64_t outputs
     std::copy_n(l0, outputs, totals);
     return;
   }
-  const bool dense = std::is_same_v<In, V> && is_dense_run(p.red_sizes, p.red_strides);
+  const bool dense = std::is_same_v<In, V> && is_one_run(p.red_sizes, p.red_strides);
   int64_t o = 0;
   if (dense) {  // every row's sum in one AVX2 clone (simd.h): short rows cost little more than their data
     simd::run([&] {
@@ -411,7 +401,7 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
   T* o = static_cast<T*>(out.data_ptr());
   using C = extreme_cmp_t<T>;
   if constexpr (std::is_floating_point_v<T>) {
-    if (!kept_inner(p) && is_dense_run(p.red_sizes, p.red_strides)) {
+    if (!kept_inner(p) && is_one_run(p.red_sizes, p.red_strides)) {
       simd::run([&] {  // every row in one AVX2 clone (simd.h)
         for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
           *o++ = row_extreme_here<kMax>(in + base, p.red_count);
@@ -420,7 +410,7 @@ void extreme_kernel(const Tensor& t, const ReducePlan& p, const Tensor& out) {
       return;
     }
   }
-  if (kept_inner(p) && is_dense_run(p.kept_sizes, p.kept_strides)) {
+  if (kept_inner(p) && is_one_run(p.kept_sizes, p.kept_strides)) {
     if constexpr (std::is_same_v<T, C>) {  // straight into the result
       column_extremes<kMax>(in, p, out.numel(), o, nullptr);
       return;
@@ -449,7 +439,7 @@ void arg_extreme_kernel(const Tensor& t, const ReducePlan& p, T* vals, int64_t* 
   using C = extreme_cmp_t<T>;
   const T* in = static_cast<const T*>(t.data_ptr());
   const int64_t outputs = std::accumulate(p.kept_sizes.begin(), p.kept_sizes.end(), int64_t(1), std::multiplies<>());
-  if (kept_inner(p) && is_dense_run(p.kept_sizes, p.kept_strides)) {  // argmax over dim 0
+  if (kept_inner(p) && is_one_run(p.kept_sizes, p.kept_strides)) {  // argmax over dim 0
     std::vector<C> best(static_cast<size_t>(outputs));
     column_extremes<kMax>(in, p, outputs, best.data(), idx);
     if (vals != nullptr)
@@ -457,7 +447,7 @@ void arg_extreme_kernel(const Tensor& t, const ReducePlan& p, T* vals, int64_t* 
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
-    if (is_dense_run(p.red_sizes, p.red_strides)) {  // argmax over the last dim: rows, vectorized
+    if (is_one_run(p.red_sizes, p.red_strides)) {  // argmax over the last dim: rows, vectorized
       int64_t o = 0;
       simd::run([&] {  // every row in one AVX2 clone (simd.h)
         for_each_offset(p.kept_sizes, p.kept_strides, 0, [&](int64_t base) {
