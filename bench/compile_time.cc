@@ -70,8 +70,8 @@ std::string steps_line(const std::vector<Sample>& now, const std::vector<Sample>
   for (size_t i = 0; i < now.back().steps.size(); ++i) {
     const double t = median_of(now, i);
     out += fmt::format(" {} {:.0f}", now.back().steps[i].first, t * 1e3);
-    if (prev && !prev->empty() && i < prev->back().steps.size() && median_of(*prev, i) > 0)
-      out += fmt::format(" ({:.1f}x)", t / median_of(*prev, i));
+    if (!prev || prev->empty() || i >= prev->back().steps.size()) continue;
+    if (const double before = median_of(*prev, i); before > 0) out += fmt::format(" ({:.1f}x)", t / before);
   }
   return out;
 }

@@ -206,9 +206,8 @@ Tensor clone(const Tensor& t) {
 }
 
 Tensor empty_layout(const Tensor& t) {
-  int64_t extent = t.numel() == 0 ? 0 : 1;
-  for (int64_t d = 0; d < t.dim(); ++d) extent += (t.size(d) - 1) * t.stride(d);
-  const int64_t elems = t.storage_offset() + extent;
+  // An empty view still keeps its offset inside the new storage.
+  const int64_t elems = std::max(storage_extent(t.sizes(), t.strides(), t.storage_offset()), t.storage_offset());
   Tensor base = t.is_meta() ? Tensor::meta({elems}, t.dtype()) : Tensor::empty({elems}, t.dtype());
   return base.as_strided(t.sizes(), t.strides(), t.storage_offset());
 }

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <utility>
 #include <vector>
 
@@ -64,11 +65,11 @@ std::pair<int, std::string_view> consequence_of(std::string_view msg, const std:
   const size_t at = msg.find(kAborted);
   if (at == std::string_view::npos) return {-1, {}};
   std::string_view rest = msg.substr(at + kAborted.size());
-  int k = 0;
-  size_t digits = 0;
-  while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9')
-    k = k * 10 + (rest[digits++] - '0');
-  if (digits == 0 || k >= int(failed.size()) || rest.substr(digits, kFailed.size()) != kFailed) return {-1, {}};
+  int k = -1;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), k);
+  const size_t digits = size_t(end - rest.data());
+  if (ec != std::errc() || k < 0 || k >= int(failed.size()) || rest.substr(digits, kFailed.size()) != kFailed)
+    return {-1, {}};
   const std::string_view theirs = rest.substr(digits + kFailed.size());
   const std::string_view own = failed[size_t(k)];
   // Equal, or one a cut of the other (each side may have been truncated).
