@@ -59,8 +59,8 @@ bool is_non_overlapping_and_dense(const ViewGeometry& v);
 
 // PyTorch's is_contiguous, of sizes and strides alone: the elements in
 // row-major order are one run of memory, dims of size 1 ignored (a row of a
-// matrix, a column of a one-column matrix). Tensor::is_contiguous and the
-// compiler's P2P rules (ir::one_run) ask it.
+// matrix, a column of a one-column matrix). Tensor::is_contiguous and
+// core/compact_layout.h (what a P2P peer can address) ask it.
 bool is_one_run(std::span<const int64_t> sizes, std::span<const int64_t> strides);
 
 // [begin, end) bytes from the storage's start that a non-empty view spans

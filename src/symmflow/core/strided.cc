@@ -4,26 +4,11 @@ namespace symmflow {
 
 namespace {
 
-// n elements `stride_bytes` apart from `element`, to (Gather) or from the
-// contiguous `buffer`. A fixed Item size turns each memcpy into one load and store.
-template <bool Gather, size_t Item>
-void move_fixed(char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t item) {
+// A fixed Item size turns each memcpy into one load and store.
+template <size_t Item>
+void copy_fixed(char* dst, int64_t dst_stride, const char* src, int64_t src_stride, int64_t n, size_t item) {
   const size_t size = Item ? Item : item;
-  for (int64_t i = 0; i < n; ++i, element += stride_bytes, buffer += size) {
-    if constexpr (Gather) std::memcpy(buffer, element, size);
-    else std::memcpy(element, buffer, size);
-  }
-}
-
-template <bool Gather>
-void move_elements(char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t itemsize) {
-  switch (itemsize) {
-    case 1: return move_fixed<Gather, 1>(element, stride_bytes, buffer, n, 1);
-    case 2: return move_fixed<Gather, 2>(element, stride_bytes, buffer, n, 2);
-    case 4: return move_fixed<Gather, 4>(element, stride_bytes, buffer, n, 4);
-    case 8: return move_fixed<Gather, 8>(element, stride_bytes, buffer, n, 8);
-    default: return move_fixed<Gather, 0>(element, stride_bytes, buffer, n, itemsize);
-  }
+  for (int64_t i = 0; i < n; ++i, dst += dst_stride, src += src_stride) std::memcpy(dst, src, size);
 }
 
 }  // namespace
@@ -42,12 +27,23 @@ StridedLayout strided_layout(const Tensor& t) {
   return l;
 }
 
+void copy_strided_elements(char* dst, int64_t dst_stride, const char* src, int64_t src_stride, int64_t n,
+                           size_t itemsize) {
+  switch (itemsize) {
+    case 1: return copy_fixed<1>(dst, dst_stride, src, src_stride, n, 1);
+    case 2: return copy_fixed<2>(dst, dst_stride, src, src_stride, n, 2);
+    case 4: return copy_fixed<4>(dst, dst_stride, src, src_stride, n, 4);
+    case 8: return copy_fixed<8>(dst, dst_stride, src, src_stride, n, 8);
+    default: return copy_fixed<0>(dst, dst_stride, src, src_stride, n, itemsize);
+  }
+}
+
 void gather_elements(const char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t itemsize) {
-  move_elements<true>(const_cast<char*>(element), stride_bytes, buffer, n, itemsize);
+  copy_strided_elements(buffer, int64_t(itemsize), element, stride_bytes, n, itemsize);
 }
 
 void scatter_elements(const char* buffer, char* element, int64_t stride_bytes, int64_t n, size_t itemsize) {
-  move_elements<false>(element, stride_bytes, const_cast<char*>(buffer), n, itemsize);
+  copy_strided_elements(element, stride_bytes, buffer, int64_t(itemsize), n, itemsize);
 }
 
 }  // namespace symmflow

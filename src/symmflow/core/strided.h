@@ -135,6 +135,12 @@ StridedLayout strided_layout(const Tensor& t);
 void gather_elements(const char* element, int64_t stride_bytes, char* buffer, int64_t n, size_t itemsize);
 void scatter_elements(const char* buffer, char* element, int64_t stride_bytes, int64_t n, size_t itemsize);
 
+// n elements of `itemsize` bytes from `src`, `src_stride` bytes apart, to
+// `dst`, `dst_stride` bytes apart (gather and scatter are the cases where one
+// side is a contiguous buffer).
+void copy_strided_elements(char* dst, int64_t dst_stride, const char* src, int64_t src_stride, int64_t n,
+                           size_t itemsize);
+
 // The default byte copier. Callers with a faster one for bulk data (the
 // collectives' copy_bytes) pass it instead.
 struct MemcpyBytes {
@@ -181,6 +187,42 @@ void unpack_elements(const void* src, const StridedLayout& l, int64_t first, int
     }
     in += n * isz;
   });
+}
+
+// The bytes of `src`'s elements, row-major, to the same row-major byte
+// positions of `dst` (the same byte count; the shapes, and even the element
+// sizes, may differ): strided to strided, no contiguous buffer in between when
+// the coalesced shapes and element sizes are equal (a column to a column) or
+// one side is one run. Other pairs go through a 4 KiB buffer on the stack,
+// chunk by chunk. P2P's puts into and reads from a peer's strided symmetric
+// buffer (core/compact_layout.h).
+template <typename CopyBytes = MemcpyBytes>
+void copy_elements(const StridedLayout& dst, const StridedLayout& src, CopyBytes copy = {}) {
+  if (src.numel() == 0) return;
+  if (dst.contiguous()) return pack_elements(src, 0, src.numel(), dst.data, copy);
+  if (src.contiguous()) return unpack_elements(src.data, dst, 0, dst.numel(), copy);
+  const int64_t isz = int64_t(src.itemsize);
+  if (dst.itemsize == src.itemsize && dst.loop.sizes == src.loop.sizes) {
+    StridedLoop<2> loop;
+    loop.sizes = dst.loop.sizes;
+    loop.strides = {dst.loop.strides[0], src.loop.strides[0]};
+    loop.numel = src.numel();
+    for_each_run_range(loop, 0, loop.numel, [&](const std::array<int64_t, 2>& offset, const int64_t* s, int64_t count) {
+      char* to = dst.data + offset[0];
+      const char* from = src.data + offset[1];
+      if (s[0] == isz && s[1] == isz) copy(to, from, size_t(count * isz));
+      else copy_strided_elements(to, s[0], from, s[1], count, src.itemsize);
+    });
+    return;
+  }
+  // Element sizes are powers of two up to 16: a chunk holds whole elements of both.
+  alignas(64) char buffer[4096];
+  const int64_t total = src.numel() * isz, dsz = int64_t(dst.itemsize);
+  for (int64_t first = 0; first < total; first += int64_t(sizeof buffer)) {
+    const int64_t bytes = std::min<int64_t>(int64_t(sizeof buffer), total - first);
+    pack_elements(src, first / isz, bytes / isz, buffer, copy);
+    unpack_elements(buffer, dst, first / dsz, bytes / dsz, copy);
+  }
 }
 
 // Every element of t, row-major, to or from the contiguous dst/src (t.nbytes()).

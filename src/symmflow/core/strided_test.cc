@@ -4,16 +4,12 @@
 
 #include <numeric>
 
+#include "symmflow/core/strided_testing.h"
+
 namespace symmflow {
 namespace {
 
-// A tensor of n elements whose bytes all differ (a pattern, any dtype).
-Tensor iota(int64_t n, DType dtype = DType::i32) {
-  Tensor t = Tensor::empty({n}, dtype);
-  char* p = static_cast<char*>(t.data_ptr());
-  for (int64_t i = 0; i < n * int64_t(t.itemsize()); ++i) p[i] = char(i * 7 + 1);
-  return t;
-}
+using testing::iota;
 
 // Row-major element-by-element reference: each element's bytes, in order.
 std::vector<char> reference_pack(const Tensor& t) {

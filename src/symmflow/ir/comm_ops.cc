@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "symmflow/core/compact_layout.h"
 #include "symmflow/core/overlap.h"
 
 namespace symmflow::ir {
@@ -48,10 +49,14 @@ bool is_pure_view(const Node& n) {
 bool moves_without_staging(const Value& v, const std::vector<Value*>& roots) {
   const Value* r = roots[size_t(v.id())];
   const auto& t = v.type();
-  return r && (r->symmetric() || !r->producer()) && one_run(t);
+  return r && (r->symmetric() || !r->producer()) && p2p_addressable(t);
 }
 
 bool one_run(const TensorType& t) { return t.strides.empty() || numel_of(t.sizes) <= 1 || is_one_run(t.sizes, t.strides); }
+
+bool p2p_addressable(const TensorType& t) {
+  return t.strides.empty() || numel_of(t.sizes) <= 1 || compact_layout(t.sizes, t.strides, element_size(t.dtype)).has_value();
+}
 
 std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world) {
   if (a.kind != Arg::Kind::List) return a.constant.to_int_list();

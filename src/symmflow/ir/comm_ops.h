@@ -47,16 +47,20 @@ bool is_builtin_op(const Node& n);
 // The group an op communicates in (its `group_name` argument), or "".
 std::string group_of(const Node& n);
 
-// Whether the runtime may move v without staging (by its heap offset): a
-// contiguous view of a symmetric buffer, or of a graph input (the caller may
-// pass it symmetric). A send is worth making rendezvous (ir::Instruction::
-// rendezvous) only when one end is such a buffer: the data then moves once.
-// `roots`: ir::storage_roots of v's graph.
+// Whether the runtime may move v without staging (by its heap offset and
+// layout): a view of a symmetric buffer, or of a graph input (the caller may
+// pass it symmetric), that p2p_addressable accepts. A send is worth making
+// rendezvous (ir::Instruction::rendezvous) only when one end is such a buffer:
+// the data then moves once. `roots`: ir::storage_roots of v's graph.
 bool moves_without_staging(const Value& v, const std::vector<Value*>& roots);
-// Whether the runtime moves a P2P buffer of this layout as one run of bytes
-// (a row, a whole tensor): only such a buffer goes direct (a symmetric
-// receive the peer puts into, a send it reads); a strided one (a column) is
-// packed through the staged path even when symmetric.
+// Whether a peer can address a P2P buffer of this layout in place: one run of
+// bytes (a row, a whole tensor), or a strided view whose compact layout fits a
+// control event (core/compact_layout.h: a column, a face of a 3-D grid). A
+// symmetric receive of such a layout is put into, a symmetric send read from;
+// any other layout is packed through the staged path even when symmetric.
+bool p2p_addressable(const TensorType& t);
+// Whether a view is one run of bytes (a row, a whole tensor): what a
+// collective needs to work on a symmetric buffer in place.
 bool one_run(const TensorType& t);
 
 // An int-list argument of a P2P op (peers, tags: constants, or expressions over

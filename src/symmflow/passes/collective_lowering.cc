@@ -92,8 +92,12 @@ bool CollectiveLowering::run(ir::Graph& g) {
           const bool sent = p2p && std::find(received.begin(), received.end(), v) == received.end();
           const bool moves_once = ir::moves_without_staging(*v, roots) ||
                                   std::find(rendezvous.begin(), rendezvous.end(), v) != rendezvous.end();
-          // A P2P buffer moves direct only as one run of bytes (ir::one_run).
-          all_symmetric &= (symmetric(v) && (!p2p || ir::one_run(v->type()))) || (sent && moves_once);
+          // A P2P buffer moves direct only when the peer can address it in
+          // place (ir::p2p_addressable: a row, a column; not any layout); a
+          // collective's only as one run of bytes (the runtime stages a
+          // strided view of a symmetric buffer through a contiguous one).
+          const bool in_place = p2p ? ir::p2p_addressable(v->type()) : ir::one_run(v->type());
+          all_symmetric &= (symmetric(v) && in_place) || (sent && moves_once);
           bytes = std::max(bytes, v->type().nbytes());
         });
       if (!all_symmetric) algo = ir::Algorithm::staged;

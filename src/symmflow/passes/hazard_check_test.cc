@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -183,17 +184,46 @@ std::vector<Window> windows(const ir::Graph& g) {
   return out;
 }
 
-// Byte hull of a value in its storage (the test programs slice rows: exact there).
+// Byte hull of a value in its storage (exact for rows and dense views).
 std::pair<int64_t, int64_t> hull(const Value* v) {
   const auto& t = v->type();
   return {t.offset * int64_t(element_size(t.dtype)), t.storage_bytes()};
 }
+
+// Every byte of a value's elements, sorted, walked element by element (the
+// test's own reading, independent of core/overlap).
+std::vector<int64_t> element_bytes(const Value* v) {
+  const auto& t = v->type();
+  const int64_t isz = int64_t(element_size(t.dtype)), dims = int64_t(t.sizes.size());
+  const Shape strides = t.strides.empty() ? contiguous_strides(t.sizes) : t.strides;
+  std::vector<int64_t> out, index(size_t(dims), 0);
+  for (int64_t e = 0; e < t.numel(); ++e) {
+    int64_t off = t.offset;
+    for (int64_t d = 0; d < dims; ++d) off += index[size_t(d)] * strides[size_t(d)];
+    for (int64_t b = 0; b < isz; ++b) out.push_back(off * isz + b);
+    for (int64_t d = dims; d-- > 0;)
+      if (++index[size_t(d)] < t.sizes[size_t(d)]) break;
+      else index[size_t(d)] = 0;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Whether two values share a byte of one storage. Interleaved views (a column
+// and the columns beside it, tests/diff/programs/halo_columns.sf) share a hull
+// but no byte: views of up to 64 KiB are walked; larger ones, in these
+// programs rows, answer by their hulls.
 bool same_bytes(const std::vector<Value*>& roots, const Value* a, const Value* b) {
   if (roots[size_t(a->id())] != roots[size_t(b->id())] || a->type().numel() == 0 || b->type().numel() == 0)
     return false;
   auto [alo, ahi] = hull(a);
   auto [blo, bhi] = hull(b);
-  return alo < bhi && blo < ahi;
+  if (!(alo < bhi && blo < ahi)) return false;
+  if (a->type().nbytes() > (int64_t(1) << 16) || b->type().nbytes() > (int64_t(1) << 16)) return true;
+  const std::vector<int64_t> x = element_bytes(a), y = element_bytes(b);
+  std::vector<int64_t> both;
+  std::set_intersection(x.begin(), x.end(), y.begin(), y.end(), std::back_inserter(both));
+  return !both.empty();
 }
 
 std::vector<Value*> tensor_args(Node* n) {

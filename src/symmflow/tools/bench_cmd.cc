@@ -201,7 +201,7 @@ void add_bench_command(CLI::App& app) {
                                 "Sizes: a range of powers of two (1K-64M), a list (1K,4K,4M) or one size "
                                 "(under mpirun the default is " + MpirunBenchOptions{}.sizes + ")")
                     ->capture_default_str();
-  auto* ops = cmd->add_option("--ops", o->worker.ops, "Ops to run (comma list; under mpirun: all_reduce only)")
+  auto* ops = cmd->add_option("--ops", o->worker.ops, "Ops to run (comma list; also column_halo, not run by default; under mpirun: all_reduce only)")
                   ->capture_default_str();
   cmd->add_option("--trials", o->worker.trials, "Trials per measurement (the median is reported)")
       ->check(CLI::Range(1, 1000))

@@ -53,6 +53,20 @@ void emit(Ctx& c, const std::string& op, const std::string& impl, int64_t bytes,
 
 bool wanted(const std::string& ops, const char* op) { return ops.find(op) != std::string::npos; }
 
+// One round trip between ranks 0 and 1: rank 0 sends `send` and receives into
+// `recv`, rank 1 the other way round; the other ranks do nothing.
+std::function<void()> ping_pong(dist::ProcessGroup& g, const Tensor& send, const Tensor& recv) {
+  return [&g, send, recv] {
+    if (g.rank() == 0) {
+      dist::isend(g, send, 1).wait();
+      dist::irecv(g, recv, 1).wait();
+    } else if (g.rank() == 1) {
+      dist::irecv(g, recv, 0).wait();
+      dist::isend(g, send, 0).wait();
+    }
+  };
+}
+
 }  // namespace
 
 double time_collective_us(dist::ProcessGroup& g, int trials, const std::function<void()>& op) {
@@ -130,15 +144,7 @@ int run_bench_worker(const BenchWorkerOptions& o) {
     }
     if (wanted(o.ops, "p2p") && W >= 2) {  // ping-pong 0 <-> 1, one-way time
       Tensor y = symm::empty({n}, DType::f32, g);
-      auto pingpong = [&] {
-        if (me == 0) {
-          dist::isend(g, x, 1).wait();
-          dist::irecv(g, y, 1).wait();
-        } else if (me == 1) {
-          dist::irecv(g, y, 0).wait();
-          dist::isend(g, x, 0).wait();
-        }
-      };
+      auto pingpong = ping_pong(g, x, y);
       pingpong();
       std::vector<float> want(n);
       for (int64_t i = 0; i < n; ++i) want[i] = sfbench::input_value(me == 0 ? 1 : 0, i);
@@ -152,18 +158,38 @@ int run_bench_worker(const BenchWorkerOptions& o) {
       // The same with regular (non-symmetric) buffers: the staged paths (eager
       // slots up to runtime::kEagerMaxBytes, the mailbox above), copies counted.
       Tensor regular_y = Tensor::empty({n}, DType::f32);
-      auto pingpong_regular = [&] {
-        if (me == 0) {
-          dist::isend(g, regular, 1).wait();
-          dist::irecv(g, regular_y, 1).wait();
-        } else if (me == 1) {
-          dist::irecv(g, regular_y, 0).wait();
-          dist::isend(g, regular, 0).wait();
-        }
-      };
+      auto pingpong_regular = ping_pong(g, regular, regular_y);
       pingpong_regular();
       if (me <= 1) expect_equal(regular_y, want.data(), n, "p2p ping-pong (regular buffers)", me);
       emit(c, "p2p", "staged", bytes, time_op(c, pingpong_regular) / 2);
+    }
+    // Column halos (opt-in: --ops column_halo): one column of an [n, 16] f32
+    // grid to the peer's column, ping-pong 0 <-> 1, one-way; `bytes` is the
+    // column's. Symmetric grids: the sender writes the peer's column in place
+    // (the receive post carries its layout, core/compact_layout.h). Regular
+    // grids: the staged path (eager slots up to 4 KiB, the mailbox above), which
+    // symmetric columns took too before posts carried layouts.
+    if (wanted(o.ops, "column_halo") && W >= 2) {
+      constexpr int64_t kWidth = 16;
+      for (bool symmetric : {true, false}) {
+        auto grid = [&] {
+          return symmetric ? symm::empty({n, kWidth}, DType::f32, g) : Tensor::empty({n, kWidth}, DType::f32);
+        };
+        Tensor a = grid(), b = grid();
+        Tensor send = a.as_strided({n}, {kWidth}, kWidth - 2), recv = b.as_strided({n}, {kWidth}, 0);
+        float* col = a.data<float>() + (kWidth - 2);
+        for (int64_t i = 0; i < n; ++i) col[i * kWidth] = sfbench::input_value(me, i);
+        auto pingpong = ping_pong(g, send, recv);
+        pingpong();
+        if (me <= 1) {
+          const float* got = b.data<float>();
+          for (int64_t i = 0; i < n; ++i)
+            SF_CHECK(got[i * kWidth] == sfbench::input_value(1 - me, i),
+                     "bench: column halo gives a wrong result on rank {} at element {}", me, i);
+        }
+        emit(c, "column_halo", symmetric ? "direct" : "staged", bytes, time_op(c, pingpong) / 2);
+        g.barrier("column halo end");  // nobody reads a grid while it is freed
+      }
     }
     if (wanted(o.ops, "memcpy")) {  // the bound: every rank copies at once
       Tensor dst = Tensor::empty({n}, DType::f32);

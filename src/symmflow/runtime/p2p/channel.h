@@ -5,7 +5,7 @@
 //  - a control ring: events that s tells r, in order (each slot carries its
 //    sequence number, so r polls the slot, not the head counter) (receive posts when s is
 //    the receiving side of the pair's reverse direction, "put done", "ready at
-//    offset", "chunk in mailbox", "eager message in slot", "eager slot
+//    offset, in this layout", "chunk in mailbox", "eager message in slot", "eager slot
 //    consumed", "read done", "size mismatch"). Written only by s (head),
 //    consumed only by r (tail); both counters only grow.
 //  - eager slots: kEagerSlots x kEagerMaxBytes for small messages s -> r that s
@@ -21,6 +21,9 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+
+#include "symmflow/core/compact_layout.h"
 
 namespace symmflow::runtime {
 
@@ -53,12 +56,17 @@ enum class P2PEventType : uint32_t {
 // Every event names its message by (tag, tag_seq): the k-th send of s to r with
 // tag t is the k-th receive of r from s with tag t.
 struct P2PEvent {
+  // A symmetric buffer is named by the heap offset of its element 0 and its
+  // layout (one run, or a strided view such as a column: core/compact_layout.h),
+  // so the peer can write or read it in place.
   struct RecvPosted {
     uint64_t nbytes;
-    int64_t heap_offset;  // of the receive buffer in r's heap; -1: not symmetric + contiguous
+    int64_t heap_offset;   // of the receive buffer in r's heap; -1: not symmetric or no compact layout
+    CompactLayout layout;  // of the receive buffer (when heap_offset >= 0)
   };
   struct SendReady {
-    uint64_t heap_offset;  // of the (symmetric, contiguous) send buffer in s's heap
+    uint64_t heap_offset;  // of the symmetric send buffer in s's heap
+    CompactLayout layout;  // of the send buffer
   };
   struct MailboxChunk {
     uint64_t message_offset;  // byte offset of the chunk in the message
@@ -95,6 +103,7 @@ struct P2PEvent {
   uint64_t seq;
 };
 static_assert(sizeof(P2PEvent) == 64);
+static_assert(std::is_trivially_copyable_v<P2PEvent>);
 static_assert(offsetof(P2PEvent, seq) == 56);
 
 struct alignas(4096) P2PPairBlock {

@@ -14,10 +14,11 @@
 // Protocol, for a message from s to r (both in shared memory): the k-th send of
 // s to r with tag t is the k-th receive of r from s with tag t (MessageKey
 // {t, k}: both sides count). r posts each receive on the r -> s ring
-// (recv_posted: size, heap offset when symmetric + contiguous). s then
+// (recv_posted: size; heap offset and compact layout when symmetric). s then
 //  - rendezvous (s has r's post when it sends): puts the data straight into
 //    r's symmetric buffer (put_done), or lets r read it from its own symmetric
-//    buffer (send_ready / read_done), or stages it through the mailbox
+//    buffer (send_ready / read_done) — either end may be strided (a column:
+//    copy_elements walks both layouts) — or stages it through the mailbox
 //    (mailbox_chunk), or reports a size mismatch;
 //  - eager (no post yet, at most kEagerMaxBytes, a free eager slot): copies the
 //    message into a slot (eager_message), which completes s's send at once (as
@@ -52,6 +53,7 @@
 #include <utility>
 #include <vector>
 
+#include "symmflow/core/compact_layout.h"
 #include "symmflow/core/strided.h"
 #include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/p2p/p2p.h"
@@ -108,7 +110,10 @@ class P2PWork final : public WorkImpl {
   bool contiguous = true;  // one run: copies are one memcpy, `layout` is unused
   StridedLayout layout;    // strided tensors only (a contiguous one allocates nothing)
   size_t nbytes = 0;
-  int64_t heap_offset = -1;      // of the data in the group's heap when symmetric + contiguous
+  // Of element 0 in the group's heap when symmetric and its layout is compact
+  // (core/compact_layout.h: one run, a column, a face); -1 otherwise.
+  int64_t heap_offset = -1;
+  CompactLayout wire{};          // the layout the peer walks (when heap_offset >= 0)
   bool rendezvous = false;       // a send that never goes eager (P2POp::rendezvous)
   size_t bytes_transferred = 0;  // staged transfers
   State state = State::queued;
@@ -122,6 +127,10 @@ class P2PWork final : public WorkImpl {
   void unpack(const void* buffer, size_t first, size_t count) const;
   void pack_all(void* buffer) const { pack(0, nbytes / itemsize, buffer); }
   void unpack_all(const void* buffer) const { unpack(buffer, 0, nbytes / itemsize); }
+  // Every element to or from a peer's symmetric buffer at `peer_data` in the
+  // layout `l` the peer posted: one pass, strided to strided.
+  void put_to(char* peer_data, const CompactLayout& l) const;
+  void get_from(const char* peer_data, const CompactLayout& l) const;
 
   const char* op() const { return kind == P2POp::Kind::send ? "isend" : "irecv"; }
   MessageKey key() const { return {tag, tag_seq}; }
@@ -174,7 +183,8 @@ class P2PEngine : public std::enable_shared_from_this<P2PEngine> {
   struct RecvPost {
     uint64_t tag_seq = 0;
     uint64_t nbytes = 0;
-    int64_t heap_offset = -1;  // of the receive buffer; -1: not symmetric + contiguous
+    int64_t heap_offset = -1;  // of the receive buffer; -1: not symmetric or no compact layout
+    CompactLayout layout{};    // of the receive buffer
   };
   // Sender side: a receive post waiting for its send.
   struct WaitingPost {

@@ -96,7 +96,15 @@ std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t,
     w->layout = strided_layout(t);
     w->contiguous = w->layout.contiguous();  // e.g. a column of a one-column matrix
   }
-  w->heap_offset = numel > 0 && w->contiguous ? symmetric_heap_offset(t) : -1;
+  w->wire.itemsize = uint32_t(w->itemsize);
+  if (numel > 0) {
+    if (w->contiguous) {
+      w->heap_offset = symmetric_heap_offset(t);
+    } else if (auto c = compact_layout(t.sizes(), t.strides(), w->itemsize)) {
+      w->heap_offset = symmetric_heap_offset(t);
+      w->wire = *c;
+    }
+  }
   return w;
 }
 
@@ -112,7 +120,23 @@ void P2PWork::unpack(const void* buffer, size_t first, size_t count) const {
   else unpack_elements(buffer, layout, int64_t(first), int64_t(count), detail::copy_bytes);
 }
 
-// `t` is not empty and its elements are one run (make_work checked).
+void P2PWork::put_to(char* peer_data, const CompactLayout& l) const {
+  if (nbytes == 0) return;
+  if (l.dims() == 0) return pack_all(peer_data);
+  const StridedLayout to = strided_layout(l, peer_data, nbytes);
+  if (contiguous) unpack_elements(data, to, 0, to.numel(), detail::copy_bytes);
+  else copy_elements(to, layout, detail::copy_bytes);
+}
+
+void P2PWork::get_from(const char* peer_data, const CompactLayout& l) const {
+  if (nbytes == 0) return;
+  if (l.dims() == 0) return unpack_all(peer_data);
+  const StridedLayout from = strided_layout(l, const_cast<char*>(peer_data), nbytes);
+  if (contiguous) pack_elements(from, 0, from.numel(), data, detail::copy_bytes);
+  else copy_elements(layout, from, detail::copy_bytes);
+}
+
+// Of t's element 0; `t` is not empty and its layout is compact (make_work checked).
 int64_t P2PEngine::symmetric_heap_offset(const Tensor& t) const {
   if (!t.is_symmetric()) return -1;
   SymmetricRegion* r = t.storage()->symmetric();
@@ -143,6 +167,7 @@ void P2PEngine::post_recv(const std::shared_ptr<P2PWork>& w) {
   P2PEvent e = event(P2PEventType::recv_posted, *w);
   e.recv_posted.nbytes = w->nbytes;
   e.recv_posted.heap_offset = w->heap_offset;
+  e.recv_posted.layout = w->wire;
   push(w->peer, e);
 }
 
@@ -174,7 +199,7 @@ void P2PEngine::on_recv_posted(int p, const P2PEvent& e) {
   const MessageKey key{e.tag, e.tag_seq};
   // The send went eager while this post was on its way: the receiver matches it.
   if (crossed_eager_message(p, key)) return;
-  const RecvPost post{e.tag_seq, e.recv_posted.nbytes, e.recv_posted.heap_offset};
+  const RecvPost post{e.tag_seq, e.recv_posted.nbytes, e.recv_posted.heap_offset, e.recv_posted.layout};
   auto& sends = peer.sends_waiting;
   for (size_t i = 0; i < sends.size(); ++i) {
     if (sends[i]->tag != e.tag) continue;

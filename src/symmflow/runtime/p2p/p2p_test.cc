@@ -14,12 +14,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/strided.h"
 #include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/symm.h"
@@ -155,6 +157,80 @@ void rendezvous_job(int nproc) {
   SF_EXPECT_JOB_OK(r);
 }
 
+// Column halos: strided views of symmetric grids move once, rank to rank. The
+// receive post carries the column's layout (core/compact_layout.h): the sender
+// writes into the peer's column in place (put), or the receiver reads the
+// sender's strided symmetric band (read). No staged copy is counted, and the
+// rest of each receiving grid is untouched. A layout with four strided dims
+// does not fit an event and is staged (two counted copies: mine out, mine in).
+void column_halo_job(int nproc) {
+  auto r = run_job(nproc, [] {
+    init();
+    auto& g = world();
+    const int me = g.rank(), n = g.size(), next = (me + 1) % n, prev = (me + n - 1) % n;
+    constexpr int64_t R = 64, C = 48;
+    Tensor a = make(true, {R, C}, g), b = make(true, {R, C}, g);  // symmetric grids
+    Tensor ra = make(false, {R, C}, g), rb = make(false, {R, C}, g);  // regular grids
+    struct Case {
+      const char* what;
+      Tensor send, recv, recv_grid;
+      uint64_t staged;  // counted copies on this rank
+    };
+    const std::vector<Case> cases = {
+        {"symmetric column -> symmetric column (put)", a.as_strided({R, 1}, {C, 1}, C - 2), b.as_strided({R, 1}, {C, 1}, 1), b, 0},
+        {"symmetric band -> regular band (read)", a.as_strided({R, 2}, {C, 1}, C - 3), rb.as_strided({R, 2}, {C, 1}, 0), rb, 0},
+        {"regular column -> symmetric column (put)", ra.as_strided({R}, {C}, 5), b.as_strided({R}, {C}, 0), b, 0},
+        {"four strided dims: staged", a.as_strided({2, 2, 2, 2}, {96, 16, 4, 1}, 0),
+         b.as_strided({2, 2, 2, 2}, {96, 16, 4, 1}, 1), b, 2},
+    };
+    int msg = 200;
+    for (const Case& c : cases) {
+      ++msg;
+      fill(c.send, me, msg);
+      fill_const(c.recv_grid, -1);
+      g.barrier("column setup");
+      reset_staged_copy_stats();
+      P2POp send = P2POp::send(c.send, next, 9);
+      send.rendezvous = true;  // small: never eager, so the count is the protocol's
+      for (auto& w : batch_isend_irecv(g, {P2POp::recv(c.recv, prev, 9), send})) w.wait();
+      expect(c.recv, prev, msg, c.what);
+      int64_t written = 0;
+      for_each(c.recv_grid, [&](int64_t, float& x) { written += x != -1.0f; });
+      SF_CHECK(written == c.recv.numel(), "{}: {} elements of the grid written, expected {}", c.what, written,
+               c.recv.numel());
+      g.barrier("column counted");
+      const auto cs = staged_copy_stats();
+      SF_CHECK(cs.count == c.staged, "rank {}: {}: {} staged copies, expected {}", me, c.what, cs.count, c.staged);
+      g.barrier("column end");
+    }
+    // The ends may be different dtypes of the same bytes: a band of f32
+    // columns into an f64 column of a symmetric grid, put in place (the post
+    // carries the element size).
+    Tensor d = symm::empty({R, C}, DType::f64, g);
+    std::memset(d.data_ptr(), 0, size_t(d.nbytes()));
+    Tensor band = a.as_strided({R / 2, 2}, {C, 1}, 3), col = d.as_strided({R / 2}, {C}, 7);
+    fill(band, me, ++msg);
+    g.barrier("dtype setup");
+    reset_staged_copy_stats();
+    P2POp send = P2POp::send(band, next, 10);
+    send.rendezvous = true;
+    for (auto& w : batch_isend_irecv(g, {P2POp::recv(col, prev, 10), send})) w.wait();
+    Tensor want = make(false, {R}, g);
+    fill(want, prev, msg);
+    std::vector<char> got(size_t(col.nbytes()));
+    symmflow::pack(col, got.data());
+    SF_CHECK(std::memcmp(got.data(), want.data_ptr(), got.size()) == 0, "rank {}: f32 band into f64 column: wrong bytes", me);
+    g.barrier("dtype counted");
+    SF_CHECK(staged_copy_stats().count == 0, "rank {}: f32 band into f64 column: {} staged copies", me,
+             staged_copy_stats().count);
+    g.barrier("dtype end");
+    return 0;
+  });
+  SF_EXPECT_JOB_OK(r);
+}
+
+TEST(P2P, ColumnHalosOfSymmetricGridsMoveWithoutStagingAtTwoRanks) { column_halo_job(2); }
+TEST(P2P, ColumnHalosOfSymmetricGridsMoveWithoutStagingAtFourRanks) { column_halo_job(4); }
 TEST(P2P, RendezvousSendToASymmetricBufferCopiesNothingAtTwoRanks) { rendezvous_job(2); }
 TEST(P2P, RendezvousSendToASymmetricBufferCopiesNothingAtFourRanks) { rendezvous_job(4); }
 TEST(P2P, RingAllBufferKindsAtTwoRanks) { ring_job(2); }

@@ -146,10 +146,11 @@ void P2PEngine::handle(int p, const P2PEvent& e) {
   }
 }
 
-// One-sided put straight into the receiver's buffer (a strided send buffer is
-// gathered directly into it), then put_done.
+// One-sided put straight into the receiver's buffer, in its layout (a strided
+// send buffer is gathered directly into it, a column written into a column),
+// then put_done.
 void P2PEngine::put_into_receiver(const std::shared_ptr<P2PWork>& w, const RecvPost& post) {
-  if (w->nbytes) w->pack_all(group_.heap().peer_ptr(w->peer, size_t(post.heap_offset)));
+  if (w->nbytes) w->put_to(static_cast<char*>(group_.heap().peer_ptr(w->peer, size_t(post.heap_offset))), post.layout);
   push(w->peer, event(P2PEventType::put_done, *w));
   complete(*w);
 }
@@ -158,6 +159,7 @@ void P2PEngine::put_into_receiver(const std::shared_ptr<P2PWork>& w, const RecvP
 void P2PEngine::offer_for_reading(const std::shared_ptr<P2PWork>& w) {
   P2PEvent e = event(P2PEventType::send_ready, *w);
   e.send_ready.heap_offset = uint64_t(w->heap_offset);
+  e.send_ready.layout = w->wire;
   w->state = P2PWork::State::reading;
   peers_[size_t(w->peer)].sends_being_read.push_back(w);
   push(w->peer, e);
@@ -165,7 +167,7 @@ void P2PEngine::offer_for_reading(const std::shared_ptr<P2PWork>& w) {
 
 void P2PEngine::read_from_sender(int p, const P2PEvent& e) {
   auto w = take(peers_[size_t(p)].recvs_waiting, p, e);
-  w->unpack_all(group_.heap().peer_ptr(p, e.send_ready.heap_offset));
+  w->get_from(static_cast<const char*>(group_.heap().peer_ptr(p, e.send_ready.heap_offset)), e.send_ready.layout);
   push(p, event(P2PEventType::read_done, *w));
   complete(*w);
 }
