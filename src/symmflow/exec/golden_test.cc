@@ -154,11 +154,16 @@ TEST_P(GoldenFile, Case) {
         continue;
       }
       any_changed |= *changed;
-      if (gc.unchanged) EXPECT_FALSE(*changed) << p << " reports a change on a must-not-transform case";
-      if (ir::print_graph(*g, {.types = true}) != before)
+      if (gc.unchanged) {
+        EXPECT_FALSE(*changed) << p << " reports a change on a must-not-transform case";
+      }
+      if (ir::print_graph(*g, {.types = true}) != before) {
         EXPECT_TRUE(*changed) << p << " changed the graph but reports changed == false";
+      }
     }
-    if (!gc.unchanged) EXPECT_TRUE(any_changed) << "a transform case where no pass reports a change";
+    if (!gc.unchanged) {
+      EXPECT_TRUE(any_changed) << "a transform case where no pass reports a change";
+    }
     std::string got = ir::print_graph(*g, {.types = gc.types});
     if (gc.types)
       for (const auto& d : g->plan().decisions) got += fmt::format("# placement {} for {}: {}\n", d.value, d.op, d.reason);
