@@ -26,8 +26,6 @@ bool same_layout(const TensorType& a, const TensorType& b) {
   return a.sizes == b.sizes && strides_of(a) == strides_of(b) && a.offset == b.offset;
 }
 
-std::pair<int64_t, int64_t> extent(const TensorType& t) { return byte_extent(ir::ViewExtent(t).view()); }
-
 bool share_bytes(const TensorType& a, const TensorType& b) {
   return views_share_bytes(ir::ViewExtent(a).view(), ir::ViewExtent(b).view());
 }
@@ -39,11 +37,19 @@ Node* make_view(ir::Graph& g, Value* base, const Shape& sizes, const Shape& stri
   return g.make_node(op, {Arg(base), Arg(IValue(sizes)), Arg(IValue(strides)), Arg(IValue(offset))}, false, loc);
 }
 
-// One received region: the layout a receive writes, and where it is first received.
+// One received region: the layout a receive writes, where it is first
+// received, and its bytes (a row is one run, a column one run per element).
 struct Region {
   TensorType type;
   size_t first = 0;
+  ByteRuns bytes;
 };
+
+int64_t covered_bytes(const ByteRuns& runs) {
+  int64_t n = 0;
+  for (const auto& [b, e] : runs) n += e - b;
+  return n;
+}
 
 // The copies back: regions of one layout at equal distances become one view
 // with a leading dim (halo2d's top and bottom rows), the others one each.
@@ -80,10 +86,13 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
       if (!rooted(v)) continue;
       auto same = std::find_if(regions.begin(), regions.end(), [&](const Region& r) { return same_layout(r.type, v->type()); });
       if (same != regions.end()) continue;
-      if (!is_non_overlapping_and_dense(ir::ViewExtent(v->type()).view())) return false;
+      // A region a peer writes in place (a row, a column: ir::p2p_addressable),
+      // whose elements do not overlap (its bytes are exactly nbytes).
+      auto runs = view_byte_runs(ir::ViewExtent(v->type()).view());
+      if (!runs || !ir::p2p_addressable(v->type()) || covered_bytes(*runs) != v->type().nbytes()) return false;
       for (const Region& r : regions)
         if (share_bytes(r.type, v->type())) return false;
-      regions.push_back({v->type(), p});
+      regions.push_back({v->type(), p, std::move(*runs)});
     }
   }
   if (regions.empty()) return false;
@@ -98,13 +107,13 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
   auto shares_a_region = [&](const TensorType& t) {
     return std::any_of(regions.begin(), regions.end(), [&](const Region& r) { return share_bytes(r.type, t); });
   };
-  // Which region holds a view entirely (nullopt: none).
+  // Which region holds every byte of a view (nullopt: none). By bytes, not
+  // spans: the span of a column holds the columns beside it too.
   auto region_of = [&](const TensorType& t) -> std::optional<size_t> {
-    const auto [b, e] = extent(t);
-    for (size_t i = 0; i < regions.size(); ++i) {
-      const auto [rb, re] = extent(regions[i].type);
-      if (rb <= b && e <= re) return i;
-    }
+    const auto runs = view_byte_runs(ir::ViewExtent(t).view());
+    if (!runs) return std::nullopt;
+    for (size_t i = 0; i < regions.size(); ++i)
+      if (runs_cover(regions[i].bytes, *runs)) return i;
     return std::nullopt;
   };
   // The uses to move onto the twin: (node, value).
@@ -188,7 +197,7 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
     g.append(src);
     Node* c = g.make_node(copy, {Arg(dst->output(0)), Arg(src->output(0)), Arg(IValue(false))}, false, {});
     c->set_origin(ir::NodeOrigin::received_back,
-                  fmt::format("copy: the rows P2P received into graph input %{} are copied back from its symmetric "
+                  fmt::format("copy: the rows or columns P2P received into graph input %{} are copied back from its symmetric "
                               "twin %{} (not when the caller passes %{} symmetric: the twin is then %{} itself)",
                               x->name(), t->name(), x->name(), x->name()));
     g.append(c);

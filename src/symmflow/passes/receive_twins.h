@@ -21,10 +21,12 @@
 // as_strided view of the twin name the same elements. Every use from the first
 // receive on of a view inside a received region reads the twin instead; uses
 // before it keep reading the input's old bytes. An input qualifies when:
-// - P2P receives write into views of it, each region dense, two regions the
-//   same view or disjoint;
+// - P2P receives write into views of it, each region one a peer writes in
+//   place (a row, a column: ir::p2p_addressable) with no element overlapping
+//   another, two regions the same view or disjoint;
 // - from the first receive on, every view of it that shares a byte with a
-//   region lies inside one region, is used only after that region's first
+//   region lies inside one region (every byte of it: a column's span holds
+//   the columns beside it too), is used only after that region's first
 //   receive, and is not written there except by a receive;
 // - no collective or opaque op touches it, and it is not returned;
 // - the regions are not the whole input (received whole, placement's own rule
