@@ -4,6 +4,7 @@
 #include <sleef.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 
@@ -47,7 +48,6 @@ __m256d Sleef_finz_cosd4_u10avx2(__m256d);
 #ifndef __AVX512F__
 extern "C" {
 #define SF_SLEEF_F16(name) SF_AVX512 __m512 Sleef_finz_##name##f16_u10avx512f(__m512);
-SF_SLEEF_F16(exp)
 SF_SLEEF_F16(log1p)
 SF_SLEEF_F16(expm1)
 SF_SLEEF_F16(sin)
@@ -93,10 +93,44 @@ SF_LANES(F8, float, __m256, 8, ps, f8)
 SF_LANES(D4, double, __m256d, 4, pd, d4)
 #undef SF_LANES
 
+// SLEEF's f32 exp (u10; its deterministic 16-lane Sleef_finz_expf16_u10avx512f,
+// whose bits are the 8-lane Sleef_expf8_u10avx2's, PyTorch's) in symmflow's own
+// code, with one change: x * 2^q is one vscalefps instead of SLEEF's ldexp (two
+// multiplies by powers of two built with integer shifts and adds: 7
+// instructions). Both round once: for the q this function reaches (-150..144)
+// SLEEF's first multiply, by 2^(q >> 1), is exact, so the second rounds as
+// scalef does, subnormal results and overflow included. Inlined, the compiler
+// interleaves vectors (SLEEF's is a call per vector). Same bits as the 8-lane
+// SLEEF on all 2^32 inputs (`build/dev/bench/sf_exp16 --exhaustive`); the
+// constants are SLEEF's (ln 2 in two parts, the degree-5 polynomial).
+// (The conversions and the scalef are the zero-masked forms with every lane
+// set: the plain intrinsics pass GCC 12 an undefined vector it warns about.)
+SF_AVX512 inline __m512 c16(uint32_t bits) { return _mm512_set1_ps(std::bit_cast<float>(bits)); }
+SF_AVX512 inline __m512 exp16(__m512 x) {
+  auto c = c16;
+  constexpr __mmask16 all = 0xffff;
+  const __m512 q =  // rint(x / ln 2), through integers as SLEEF (a NaN or a huge x gives INT_MIN)
+      _mm512_maskz_cvtepi32_ps(all, _mm512_maskz_cvtps_epi32(all, _mm512_mul_ps(x, c(0x3fb8aa3b))));
+  __m512 s = _mm512_fmadd_ps(q, c(0xbf317200), x);  // x - q ln 2, in two parts
+  s = _mm512_fmadd_ps(q, c(0xb5bfbe8e), s);
+  __m512 u = c(0x39502bda);
+  u = _mm512_fmadd_ps(u, s, c(0x3ab696c9));
+  u = _mm512_fmadd_ps(u, s, c(0x3c0888a6));
+  u = _mm512_fmadd_ps(u, s, c(0x3d2aaa7a));
+  u = _mm512_fmadd_ps(u, s, c(0x3e2aaaab));
+  u = _mm512_fmadd_ps(u, s, c(0x3f000000));
+  u = _mm512_add_ps(c(0x3f800000), _mm512_fmadd_ps(_mm512_mul_ps(s, s), u, s));
+  u = _mm512_maskz_scalef_ps(all, u, q);
+  // 0 below -104 (not for NaN: "not less than"), infinity above 100.
+  u = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, c(0xc2d00000), _CMP_NLT_US), u);
+  return _mm512_mask_mov_ps(u, _mm512_cmp_ps_mask(x, c(0x42c80000), _CMP_GT_OQ), c(0x7f800000));
+}
+
 // f32 in 16 lanes (AVX-512F), where the CPU has it: SLEEF's deterministic
 // ("finz") functions give every f32 the bits of the 8-lane ones above, checked
 // on all 2^32 inputs on an AMD EPYC with AVX-512 (docs/performance.md), at about
-// half the time (exp over 64K elements: 13.5-17.9 us against 27.6-34.1).
+// half the time (exp over 64K elements: 13.5-17.9 us against 27.6-34.1); exp
+// itself is exp16 above, SLEEF's algorithm inlined with one scalef.
 // log and log2 are left out: their results agree, but the NaN they give for a
 // negative input differs in its bits (2,155,872,253 inputs), and PyTorch gives
 // the 8-lane one. f64 stays in 4 lanes: SLEEF's plain f64 exp is not its finz one.
@@ -114,7 +148,7 @@ struct F16 {
   SF_AVX512 static V neg(V a) {
     return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32(int(0x80000000u))));
   }
-  SF_AVX512 static V exp(V x) { return Sleef_finz_expf16_u10avx512f(x); }
+  SF_AVX512 static V exp(V x) { return exp16(x); }
   SF_AVX512 static V log1p(V x) { return Sleef_finz_log1pf16_u10avx512f(x); }
   SF_AVX512 static V expm1(V x) { return Sleef_finz_expm1f16_u10avx512f(x); }
   SF_AVX512 static V sin(V x) { return Sleef_finz_sinf16_u10avx512f(x); }
