@@ -168,6 +168,36 @@ TEST(VecMath, SixteenLanesGiveTheEightLanesBitsForEveryFunctionThatUsesThem) {
   EXPECT_EQ(checked, 10);  // all but log and log2
 }
 
+// exp16 (SLEEF's exp with one scalef for its ldexp) at the edges where its
+// last step could differ from SLEEF's: results that round to subnormals and to
+// zero near -104 (where SLEEF's cut to 0 begins), the overflow from 88.72 to
+// 100 (where SLEEF's cut to infinity begins), every input of the first few
+// thousand bit patterns above each edge, and the specials. `sf_exp16
+// --exhaustive` checks all 2^32 (docs/performance.md, round 9).
+TEST(VecMath, SixteenLaneExpKeepsSleefsBitsAtItsEdges) {
+  if (!simd() || !wide(Fn::exp)) GTEST_SKIP() << "no AVX-512F here (or SYMMFLOW_SIMD=avx2)";
+  std::vector<float> x = {0.0f, -0.0f, 1e-30f, -1e-30f, 1.0f, -1.0f, 88.72f, 88.7228394f, 100.0f, 101.0f,
+                          -87.3f, -103.9f, -104.0f, -104.00001f, -150.0f, 1e10f, -1e10f,
+                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN()};
+  for (float edge : {-104.0f, -103.28f, -87.34f, 88.72f, 100.0f}) {
+    float v = edge;
+    for (int i = 0; i < 4096; ++i) {
+      x.push_back(v);
+      x.push_back(-v);
+      v = std::nextafter(v, edge < 0 ? 0.0f : 1000.0f);
+    }
+  }
+  std::vector<float> eight(x.size()), sixteen(x.size());
+  for (Fn f : {Fn::exp, Fn::sigmoid, Fn::silu}) {
+    map_lanes(8, f, x.data(), eight.data(), int64_t(x.size()));
+    map_lanes(16, f, x.data(), sixteen.data(), int64_t(x.size()));
+    for (size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(std::memcmp(&eight[i], &sixteen[i], sizeof(float)), 0)
+          << "fn " << int(f) << " x " << x[i] << ": 8 lanes " << eight[i] << ", 16 lanes " << sixteen[i];
+  }
+}
+
 // f32 gelu is PyTorch's (oneDNN's eltwise gelu_erf, the primitive PyTorch 1.13
 // runs) in symmflow's own code: every width gives the primitive's bits, NaNs,
 // infinities and subnormals included (a subnormal's half rounds to even, which
