@@ -20,6 +20,7 @@
 
 #include "symmflow/kernels/simd.h"
 #include "symmflow/kernels/vec_math.h"
+#include "symmflow/tools/bench_floats.h"
 #include "symmflow/tools/bench_timing.h"
 
 namespace vec = symmflow::kernels::vec;
@@ -38,29 +39,22 @@ constexpr std::pair<vec::Fn, const char*> kFns[] = {
     {vec::Fn::exp, "exp"}, {vec::Fn::sigmoid, "sigmoid"}, {vec::Fn::silu, "silu"}};
 
 int exhaustive() {
-  const int64_t chunk = int64_t(1) << 22;
-  std::vector<float> x(chunk), ref(chunk), got(chunk);
-  for (uint64_t base = 0; base < (uint64_t(1) << 32); base += uint64_t(chunk)) {
-    for (int64_t i = 0; i < chunk; ++i) {
-      const uint32_t u = uint32_t(base + uint64_t(i));
-      std::memcpy(&x[size_t(i)], &u, sizeof u);
-    }
+  std::vector<float> ref, got;
+  const bool same = sfbench::for_every_f32([&](const float* x, int64_t n) {
+    ref.resize(size_t(n));
+    got.resize(size_t(n));
     for (const auto& [f, name] : kFns) {
-      vec::map_lanes(8, f, x.data(), ref.data(), chunk);
-      vec::map_lanes(16, f, x.data(), got.data(), chunk);
-      if (std::memcmp(ref.data(), got.data(), size_t(chunk) * sizeof(float)) == 0) continue;
-      for (int64_t i = 0; i < chunk; ++i) {
-        uint32_t a, b;
-        std::memcpy(&a, &ref[size_t(i)], sizeof a);
-        std::memcpy(&b, &got[size_t(i)], sizeof b);
-        if (a != b) {
-          fmt::print("{}(0x{:08x} = {}): 8 lanes 0x{:08x}, 16 lanes 0x{:08x}\n", name, uint32_t(base + uint64_t(i)),
-                     x[size_t(i)], a, b);
-          return 1;
-        }
+      vec::map_lanes(8, f, x, ref.data(), n);
+      vec::map_lanes(16, f, x, got.data(), n);
+      if (const int64_t i = sfbench::first_bit_difference(ref.data(), got.data(), n); i >= 0) {
+        fmt::print("{}(0x{:08x} = {}): 8 lanes 0x{:08x}, 16 lanes 0x{:08x}\n", name, sfbench::bits(x[i]), x[i],
+                   sfbench::bits(ref[size_t(i)]), sfbench::bits(got[size_t(i)]));
+        return false;
       }
     }
-  }
+    return true;
+  });
+  if (!same) return 1;
   fmt::print("all 2^32 f32 inputs: exp, sigmoid and silu in 16 lanes give the 8 lanes' bits\n");
   return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "symmflow/kernels/gelu_erf.h"
 #include "symmflow/kernels/simd.h"
+#include "symmflow/tools/bench_floats.h"
 #include "symmflow/tools/bench_timing.h"
 
 namespace vec = symmflow::kernels::vec;
@@ -34,29 +35,23 @@ std::vector<int> widths() {
 const char* name(int lanes) { return lanes == 0 ? "oneDNN" : lanes == 8 ? "8 lanes" : "16 lanes"; }
 
 int exhaustive() {
-  const int64_t chunk = int64_t(1) << 22;
-  std::vector<float> x(chunk), ref(chunk), got(chunk);
-  for (uint64_t base = 0; base < (uint64_t(1) << 32); base += uint64_t(chunk)) {
-    for (int64_t i = 0; i < chunk; ++i) {
-      const uint32_t u = uint32_t(base + uint64_t(i));
-      std::memcpy(&x[size_t(i)], &u, sizeof u);
-    }
-    vec::gelu_erf_lanes(0, x.data(), ref.data(), chunk);
+  std::vector<float> ref, got;
+  const bool same = sfbench::for_every_f32([&](const float* x, int64_t n) {
+    ref.resize(size_t(n));
+    got.resize(size_t(n));
+    vec::gelu_erf_lanes(0, x, ref.data(), n);
     for (int lanes : widths()) {
       if (lanes == 0) continue;
-      vec::gelu_erf_lanes(lanes, x.data(), got.data(), chunk);
-      for (int64_t i = 0; i < chunk; ++i) {
-        uint32_t a, b;
-        std::memcpy(&a, &ref[size_t(i)], sizeof a);
-        std::memcpy(&b, &got[size_t(i)], sizeof b);
-        if (a != b) {
-          fmt::print("x = 0x{:08x} ({}): oneDNN 0x{:08x}, {} 0x{:08x}\n", uint32_t(base + uint64_t(i)), x[size_t(i)],
-                     a, name(lanes), b);
-          return 1;
-        }
+      vec::gelu_erf_lanes(lanes, x, got.data(), n);
+      if (const int64_t i = sfbench::first_bit_difference(ref.data(), got.data(), n); i >= 0) {
+        fmt::print("x = 0x{:08x} ({}): oneDNN 0x{:08x}, {} 0x{:08x}\n", sfbench::bits(x[i]), x[i],
+                   sfbench::bits(ref[size_t(i)]), name(lanes), sfbench::bits(got[size_t(i)]));
+        return false;
       }
     }
-  }
+    return true;
+  });
+  if (!same) return 1;
   fmt::print("all 2^32 f32 inputs: every width gives oneDNN's bits\n");
   return 0;
 }
