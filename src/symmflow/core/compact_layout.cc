@@ -15,21 +15,40 @@ int CompactLayout::dims() const {
   return d;
 }
 
-std::optional<CompactLayout> compact_layout(std::span<const int64_t> sizes, std::span<const int64_t> strides,
-                                            size_t itemsize) {
+namespace {
+
+CompactLayout one_run(size_t itemsize) {
   CompactLayout c{};
   c.itemsize = uint32_t(itemsize);
-  if (strides.empty() || is_one_run(sizes, strides)) return c;
-  const StridedLoop<1> loop = coalesce<1>(sizes, std::array<std::span<const int64_t>, 1>{strides});
+  return c;
+}
+
+// A coalesced loop with strides in units of `unit` bytes (1: elements of the
+// view; itemsize: a StridedLayout's byte strides), if it fits.
+std::optional<CompactLayout> fit(const StridedLoop<1>& loop, int64_t unit, size_t itemsize) {
+  CompactLayout c = one_run(itemsize);
   if (loop.sizes.size() > size_t(CompactLayout::kMaxDims)) return std::nullopt;
   constexpr int64_t lo = std::numeric_limits<int32_t>::min(), hi = std::numeric_limits<int32_t>::max();
   for (size_t d = 0; d < loop.sizes.size(); ++d) {
-    const int64_t size = loop.sizes[d], stride = loop.strides[0][d];
+    const int64_t size = loop.sizes[d], stride = loop.strides[0][d] / unit;
     if (size > hi || stride < lo || stride > hi) return std::nullopt;
     c.sizes[d] = int32_t(size);
     c.strides[d] = int32_t(stride);
   }
   return c;
+}
+
+}  // namespace
+
+std::optional<CompactLayout> compact_layout(std::span<const int64_t> sizes, std::span<const int64_t> strides,
+                                            size_t itemsize) {
+  if (strides.empty() || is_one_run(sizes, strides)) return one_run(itemsize);
+  return fit(coalesce<1>(sizes, std::array<std::span<const int64_t>, 1>{strides}), 1, itemsize);
+}
+
+std::optional<CompactLayout> compact_layout(const StridedLayout& l) {
+  if (l.contiguous()) return one_run(l.itemsize);
+  return fit(l.loop, int64_t(l.itemsize), l.itemsize);
 }
 
 StridedLayout strided_layout(const CompactLayout& c, char* data, size_t nbytes) {

@@ -42,6 +42,10 @@ struct CompactLayout {
 std::optional<CompactLayout> compact_layout(std::span<const int64_t> sizes, std::span<const int64_t> strides,
                                             size_t itemsize);
 
+// The same of a layout already coalesced (its strides in bytes): P2P has one
+// for every strided buffer, so the view is not coalesced twice.
+std::optional<CompactLayout> compact_layout(const StridedLayout& l);
+
 // `c` over `nbytes` bytes (elements of c.itemsize) with element 0 at `data`:
 // the layout pack/unpack/copy_elements walk.
 StridedLayout strided_layout(const CompactLayout& c, char* data, size_t nbytes);

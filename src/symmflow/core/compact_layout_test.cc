@@ -80,6 +80,26 @@ TEST(CompactLayout, BandsOfA3DGridCoalesceToTwoDims) {
   EXPECT_EQ(middle->sizes[1], 12);
 }
 
+// P2P takes the compact form from the layout it already coalesced: the same
+// answer as from sizes and strides, for every element size.
+TEST(CompactLayout, FromACoalescedLayoutAsFromSizesAndStrides) {
+  for (DType dt : {DType::i32, DType::f64, DType::bf16})
+    for (const Tensor& t : {iota(48, dt).as_strided({8, 1}, {6, 1}, 5), iota(120, dt).as_strided({4, 5, 2}, {30, 6, 1}, 0),
+                            iota(120, dt).as_strided({4, 6}, {30, 1}, 0), iota(64, dt).as_strided({2, 2, 2}, {32, 8, 2}, 0),
+                            iota(48, dt).as_strided({8, 6}, {6, 1}, 0)}) {
+      SCOPED_TRACE(t.type_string() + " strides " + shape_to_string(t.strides()));
+      const auto a = compact_of(t), b = compact_layout(strided_layout(t));
+      ASSERT_EQ(a.has_value(), b.has_value());
+      if (!a) continue;
+      EXPECT_EQ(a->dims(), b->dims());
+      EXPECT_EQ(a->itemsize, b->itemsize);
+      for (int d = 0; d < a->dims(); ++d) {
+        EXPECT_EQ(a->sizes[d], b->sizes[d]);
+        EXPECT_EQ(a->strides[d], b->strides[d]);
+      }
+    }
+}
+
 // What a peer does with the posted layout: copy_elements into the view the
 // layout rebuilds (element 0 at the view's first element) gives the same
 // elements as unpacking into the view itself.

@@ -55,7 +55,8 @@ bool moves_without_staging(const Value& v, const std::vector<Value*>& roots) {
 bool one_run(const TensorType& t) { return t.strides.empty() || numel_of(t.sizes) <= 1 || is_one_run(t.sizes, t.strides); }
 
 bool p2p_addressable(const TensorType& t) {
-  return t.strides.empty() || numel_of(t.sizes) <= 1 || compact_layout(t.sizes, t.strides, element_size(t.dtype)).has_value();
+  // An empty buffer moves no bytes: the runtime completes it as a put.
+  return numel_of(t.sizes) <= 1 || compact_layout(t.sizes, t.strides, element_size(t.dtype)).has_value();
 }
 
 std::vector<int64_t> int_list_at(const Arg& a, int64_t rank, int64_t world) {

@@ -100,7 +100,7 @@ std::shared_ptr<P2PWork> P2PEngine::make_work(P2POp::Kind kind, const Tensor& t,
   if (numel > 0) {
     if (w->contiguous) {
       w->heap_offset = symmetric_heap_offset(t);
-    } else if (auto c = compact_layout(t.sizes(), t.strides(), w->itemsize)) {
+    } else if (auto c = compact_layout(w->layout)) {
       w->heap_offset = symmetric_heap_offset(t);
       w->wire = *c;
     }
