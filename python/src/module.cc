@@ -45,9 +45,24 @@ void require_init(const char* what) {
   SF_CHECK(dist::is_initialized(), "{}: symmflow is not initialized; call symmflow.torch.init() first", what);
 }
 
+// The Tensor class's pybind11 record, looked up once. py::isinstance, cast and
+// py::cast look it up by std::type_index (a hash of the type's name) on each
+// call: 3 lookups per op argument and result, a tenth of a Python op call's
+// floor (`neg` of one element: 0.96 us against PyTorch's 0.89;
+// docs/performance.md, "the per-call floor"). The class is registered before
+// any function of this module can run, so the first call finds it.
+const py::detail::type_info& tensor_class() {
+  static const py::detail::type_info* info = py::detail::get_type_info(typeid(Tensor), /*throw_if_missing=*/true);
+  return *info;
+}
+
 IValue to_ivalue(const py::handle& o) {
   if (o.is_none()) return IValue();
-  if (py::isinstance<Tensor>(o)) return IValue(o.cast<Tensor>());
+  if (Py_TYPE(o.ptr()) == tensor_class().type) {  // final (py::is_final): no subclass to miss
+    py::detail::type_caster_generic caster(&tensor_class());
+    SF_CHECK(caster.load(o, false), "call_op: a symmflow Tensor that holds no tensor");
+    return IValue(*static_cast<const Tensor*>(caster.value));
+  }
   if (py::isinstance<py::bool_>(o)) return IValue(o.cast<bool>());
   if (py::isinstance<py::int_>(o)) return IValue(o.cast<int64_t>());
   if (py::isinstance<py::float_>(o)) return IValue(o.cast<double>());
@@ -63,6 +78,7 @@ IValue to_ivalue(const py::handle& o) {
 // An op call's Python arguments as the dispatcher takes them.
 std::pair<std::vector<IValue>, Kwargs> to_call_args(const py::list& args, const py::dict& kwargs) {
   std::vector<IValue> pos;
+  pos.reserve(args.size());
   for (auto a : args) pos.push_back(to_ivalue(a));
   Kwargs kw;
   for (auto [k, v] : kwargs) kw.emplace(k.cast<std::string>(), to_ivalue(v));
@@ -72,7 +88,12 @@ std::pair<std::vector<IValue>, Kwargs> to_call_args(const py::list& args, const 
 py::object from_ivalue(const IValue& v) {
   switch (v.kind()) {
     case IValue::Kind::None: return py::none();
-    case IValue::Kind::Tensor: return py::cast(v.to_tensor());
+    case IValue::Kind::Tensor: {
+      const Tensor& t = v.to_tensor();
+      auto copy = [](const void* p) -> void* { return new Tensor(*static_cast<const Tensor*>(p)); };
+      return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+          &t, py::return_value_policy::copy, py::handle(), &tensor_class(), copy, nullptr));
+    }
     case IValue::Kind::Int: return py::int_(v.to_int());
     case IValue::Kind::Double: return py::float_(v.to_double());
     case IValue::Kind::Bool: return py::bool_(v.to_bool());
@@ -207,7 +228,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "symmflow's C++ core (see symmflow.torch for the PyTorch API)";
   py::register_exception<Error>(m, "Error", PyExc_RuntimeError);
 
-  py::class_<Tensor>(m, "Tensor")
+  py::class_<Tensor>(m, "Tensor", py::is_final())  // final: to_ivalue knows it by its exact type
       .def_static("from_dlpack", &python::tensor_from_dlpack, py::arg("capsule"), py::arg("as_bool") = false)
       .def("to_dlpack",
            [](const Tensor& t) { return py::make_tuple(python::tensor_to_dlpack(t), t.dtype() == DType::boolean); })

@@ -109,3 +109,21 @@ def test_f32_gelu_gives_pytorchs_bits():
     assert np.array_equal(got.numpy().view(np.uint32), expect)
     _C.call_op("aten::gelu_", [_tensors.to_sf(x)], {})
     assert np.array_equal(x.numpy().view(np.uint32), expect)
+
+
+def test_call_op_knows_a_symmflow_tensor_by_its_exact_type():
+    # call_op recognizes its Tensor class by the exact Python type (looked up once,
+    # not per argument): so the class must refuse subclasses, and tensors inside
+    # lists and results must still convert both ways.
+    with pytest.raises(TypeError):
+        class Sub(_C.Tensor):
+            pass
+    from symmflow.torch import _tensors
+    a, b = torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 2.0)
+    s = _C.call_op("aten::add", [_tensors.to_sf(a), _tensors.to_sf(b)], {})[0]
+    assert type(s) is _C.Tensor
+    assert torch.equal(_tensors.from_sf(s), a + b)
+    cat = _C.call_op("aten::cat", [[_tensors.to_sf(a), s], 0], {})[0]
+    assert torch.equal(_tensors.from_sf(cat), torch.cat([a, a + b]))
+    with pytest.raises(Exception, match="cannot pass a Python"):
+        _C.call_op("aten::neg", [object()], {})

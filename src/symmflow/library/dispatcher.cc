@@ -106,40 +106,46 @@ std::pair<Operator*, std::vector<IValue>> Dispatcher::resolve(std::string_view n
   const auto cached = cached_overloads(name);
   const std::vector<Operator*>& candidates = *cached;
   if (candidates.empty()) fail("unknown operator '{}'", name);
-  std::vector<std::pair<Operator*, BindAttempt>> bound;
+  // The winner so far, by (most exact kind matches, then fewest arguments filled
+  // from defaults, as PyTorch's argument parser prefers in effect: arange(0, 6) is
+  // arange.start, not arange.start_step with step=1); `tie` when another overload
+  // binds exactly as well. Kept in locals, not vectors: this runs on every eager
+  // call (a Python op call's floor, docs/performance.md).
+  auto defaulted = [&](Operator* op) { return op->schema().arguments.size() - positional.size() - kwargs.size(); };
+  Operator* win = nullptr;
+  BindAttempt win_bind;
+  size_t win_defaulted = 0;
+  bool tie = false;
   for (Operator* op : candidates) {
     BindAttempt a = try_bind(op->schema(), positional, kwargs, /*describe=*/false);
-    if (a.args) bound.emplace_back(op, std::move(a));
+    if (!a.args) continue;
+    const size_t d = defaulted(op);
+    if (win == nullptr || a.exact > win_bind.exact || (a.exact == win_bind.exact && d < win_defaulted)) {
+      win = op;
+      win_bind = std::move(a);
+      win_defaulted = d;
+      tie = false;
+    } else if (a.exact == win_bind.exact && d == win_defaulted) {
+      tie = true;
+    }
   }
-  if (bound.empty()) {  // every overload refused: now say why, each in its own words
+  if (win == nullptr) {  // every overload refused: now say why, each in its own words
     auto why = [&](Operator* op) { return try_bind(op->schema(), positional, kwargs).error; };
     if (candidates.size() == 1) throw Error(why(candidates[0]));  // its own error says it best
     std::string errors;
     for (Operator* op : candidates) errors += fmt::format("\n  {}\n    -> {}", op->schema().to_string(), why(op));
     fail("no overload of {} accepts the arguments {}; candidates:{}", name, describe_call(positional, kwargs), errors);
   }
-  int best = 0;
-  for (const auto& [op, a] : bound) best = std::max(best, a.exact);
-  std::vector<Operator*> winners;
-  for (const auto& [op, a] : bound)
-    if (a.exact == best) winners.push_back(op);
-  if (winners.size() > 1) {
-    // Tie-break as PyTorch's argument parser does in effect: prefer the overload
-    // that fills the fewest arguments from defaults (arange(0, 6) is arange.start,
-    // not arange.start_step with step=1).
-    auto defaulted = [&](Operator* op) {
-      return op->schema().arguments.size() - positional.size() - kwargs.size();
-    };
-    size_t fewest = defaulted(winners[0]);
-    for (Operator* op : winners) fewest = std::min(fewest, defaulted(op));
-    std::erase_if(winners, [&](Operator* op) { return defaulted(op) != fewest; });
-  }
-  if (winners.size() > 1)
+  if (tie) {
+    std::vector<Operator*> winners;
+    for (Operator* op : candidates) {
+      BindAttempt a = try_bind(op->schema(), positional, kwargs, /*describe=*/false);
+      if (a.args && a.exact == win_bind.exact && defaulted(op) == win_defaulted) winners.push_back(op);
+    }
     fail("ambiguous call to {} with arguments {}: these overloads match equally well:{}", name,
          describe_call(positional, kwargs), schemas_of(winners));
-  for (auto& [op, a] : bound)
-    if (op == winners[0]) return {op, std::move(*a.args)};
-  fail("internal error resolving {}", name);
+  }
+  return {win, std::move(*win_bind.args)};
 }
 
 RegistrationHandle Dispatcher::def(FunctionSchema schema, std::string_view where) {
@@ -168,6 +174,7 @@ RegistrationHandle Dispatcher::def(FunctionSchema schema, std::string_view where
     // Declarations about the schema go with it; kernels stay (their libraries own them).
     op.resolver_ = {};
     op.symm_args_ = {};
+    op.has_symm_args_.store(false, std::memory_order_release);
   });
 }
 

@@ -68,6 +68,7 @@ bool Operator::has_mutation_resolver() const {
 }
 
 std::vector<std::string> Operator::symm_mem_args() const {
+  if (!has_symm_args_.load(std::memory_order_acquire)) return {};
   std::lock_guard lock(mu_);
   return symm_args_.value ? *symm_args_.value : std::vector<std::string>{};
 }

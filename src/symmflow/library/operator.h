@@ -85,6 +85,9 @@ class Operator {
   std::array<Slot<Kernel>, kNumDispatchKeys> kernels_;
   Slot<MutationResolver> resolver_;
   Slot<std::vector<std::string>> symm_args_;
+  // Whether symm_args_ holds a value, kept beside it under mu_ and read without:
+  // every eager call asks symm_mem_args(), and almost every op has none.
+  std::atomic<bool> has_symm_args_{false};
 };
 
 }  // namespace symmflow
