@@ -49,7 +49,7 @@ void require_init(const char* what) {
 // py::cast look it up by std::type_index (a hash of the type's name) on each
 // call: 3 lookups per op argument and result, a tenth of a Python op call's
 // floor (`neg` of one element: 0.96 us against PyTorch's 0.89;
-// docs/performance.md, "the per-call floor"). The class is registered before
+// docs/performance.md, "Round 10: the Python call's floor"). The class is registered before
 // any function of this module can run, so the first call finds it.
 const py::detail::type_info& tensor_class() {
   static const py::detail::type_info* info = py::detail::get_type_info(typeid(Tensor), /*throw_if_missing=*/true);

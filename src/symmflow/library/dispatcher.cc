@@ -173,8 +173,7 @@ RegistrationHandle Dispatcher::def(FunctionSchema schema, std::string_view where
     op.schema_id_ = 0;
     // Declarations about the schema go with it; kernels stay (their libraries own them).
     op.resolver_ = {};
-    op.symm_args_ = {};
-    op.has_symm_args_.store(false, std::memory_order_release);
+    op.set_symm_args({});
   });
 }
 

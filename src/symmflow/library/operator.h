@@ -85,9 +85,14 @@ class Operator {
   std::array<Slot<Kernel>, kNumDispatchKeys> kernels_;
   Slot<MutationResolver> resolver_;
   Slot<std::vector<std::string>> symm_args_;
-  // Whether symm_args_ holds a value, kept beside it under mu_ and read without:
-  // every eager call asks symm_mem_args(), and almost every op has none.
+  // Whether symm_args_ holds a value, read without mu_: every eager call asks
+  // symm_mem_args(), and almost every op has none. Set only by set_symm_args.
   std::atomic<bool> has_symm_args_{false};
+  // Replaces the registration and its flag together. Caller holds mu_.
+  void set_symm_args(Slot<std::vector<std::string>> s) {
+    symm_args_ = std::move(s);
+    has_symm_args_.store(symm_args_.value != nullptr, std::memory_order_release);
+  }
 };
 
 }  // namespace symmflow

@@ -61,18 +61,14 @@ RegistrationHandle Dispatcher::register_symm_mem_args(std::string_view op,
   for (Operator* t : targets) {
     std::lock_guard op_lock(t->mu_);
     uint64_t id = next_id_++;
-    t->symm_args_ = {value, id, ""};
-    t->has_symm_args_.store(true, std::memory_order_release);
+    t->set_symm_args({value, id, ""});
     done.emplace_back(t, id);
   }
   return RegistrationHandle([this, done] {
     std::lock_guard lock(mu_);
     for (auto [t, id] : done) {
       std::lock_guard op_lock(t->mu_);
-      if (t->symm_args_.id == id) {
-        t->symm_args_ = {};
-        t->has_symm_args_.store(false, std::memory_order_release);
-      }
+      if (t->symm_args_.id == id) t->set_symm_args({});
     }
   });
 }
