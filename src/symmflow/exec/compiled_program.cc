@@ -47,6 +47,7 @@ const ir::Graph& with_rendezvous_sends(ir::Graph& g) {
 CompiledProgram::CompiledProgram(std::unique_ptr<ir::Graph> g)
     : g_(std::move(g)), plan_(plan_of(with_rendezvous_sends(*g_))) {
   pg_.assign(plan_.instructions.size(), nullptr);
+  staging_owners_ = dist::new_staging_owners(int64_t(plan_.instructions.size()));
   caller_symmetric_.assign(g_->inputs().size(), false);
   copies_ = copy_report(*g_, caller_symmetric_);
   arenas_ = std::make_unique<ProgramArenas>(*g_);
@@ -89,11 +90,11 @@ const void* CompiledProgram::buffer_address(const ir::Value* v) const {
 struct CompiledProgram::RunState {
   std::vector<std::pair<Tensor, Tensor>> copy_back;  // (caller's tensor, its symmetric copy)
   std::vector<double> started;                       // the trace: when each step began
-  // The runtime's staged copies, by the op that caused them: what a step adds
-  // to the counters goes to its communication op (a wait's to its start). What
-  // progress between steps adds cannot be told apart when several ops are in
-  // flight: it stays unattributed (one entry of its own).
-  std::vector<dist::CopyStats> staged;
+  // The runtime's staged copies: each step runs as its own staging owner
+  // (runtime/copy_stats.h), and an asynchronous op's work keeps its start's,
+  // so every copy is charged to the op that made it, whichever step's progress
+  // moved its bytes. Copies no step owns (none in a compiled run as yet) stay
+  // one unattributed entry.
   dist::CopyStats staged_before;
 };
 
@@ -148,7 +149,6 @@ void CompiledProgram::bind_inputs(std::span<const IValue> inputs, RunState& r) {
   if (timeline_) timeline_->events.clear();
   const size_t steps = plan_.instructions.size();
   r.started.assign(steps, 0);
-  r.staged.assign(steps, {});
   in_flight_.clear();
   open_.assign(steps, 0);
 }
@@ -162,8 +162,8 @@ void CompiledProgram::run_step(size_t i, RunState& r) {
       rethrow_at(site_of(*g_, *s.node));  // say which op and where
     }
   }
+  const dist::ScopedStagingOwner owner(staging_owners_ + int64_t(i));
   if (!in_flight_.empty()) progress_in_flight();
-  const auto before_step = dist::staged_copy_stats();
   const double t0 = timeline_ ? Timeline::now_us() : 0;
   OpContext ctx(DispatchKey::CPU);
   dist::AllReduceAlgo algo = runtime_algo(s.algorithm);
@@ -193,10 +193,6 @@ void CompiledProgram::run_step(size_t i, RunState& r) {
     for (int id : s.planned)
       if (env_[size_t(id)].to_tensor().storage() != arenas_->storage(id)) ++last_.misplaced;
   }
-  const auto now = dist::staged_copy_stats();
-  auto& owner = r.staged[size_t(s.start >= 0 ? s.start : int(i))];
-  owner.count += now.count - before_step.count;
-  owner.bytes += now.bytes - before_step.bytes;
   if (!s.waits.empty()) {
     open_[i] = int(s.waits.size());
     in_flight_.push_back(int(i));
@@ -249,10 +245,11 @@ std::vector<Tensor> CompiledProgram::collect_outputs(RunState& r) {
 void CompiledProgram::attribute_staged(const RunState& r) {
   const auto staged_after = dist::staged_copy_stats();
   int64_t attributed = 0, attributed_bytes = 0;
-  for (size_t i = 0; i < r.staged.size(); ++i) {
-    copies_.add_staged(plan_.instructions[i].node, int64_t(r.staged[i].count), int64_t(r.staged[i].bytes));
-    attributed += int64_t(r.staged[i].count);
-    attributed_bytes += int64_t(r.staged[i].bytes);
+  for (size_t i = 0; i < plan_.instructions.size(); ++i) {
+    const dist::CopyStats mine = dist::take_staged_copies(staging_owners_ + int64_t(i));
+    copies_.add_staged(plan_.instructions[i].node, int64_t(mine.count), int64_t(mine.bytes));
+    attributed += int64_t(mine.count);
+    attributed_bytes += int64_t(mine.bytes);
   }
   copies_.add_staged(nullptr, int64_t(staged_after.count - r.staged_before.count) - attributed,
                      int64_t(staged_after.bytes - r.staged_before.bytes) - attributed_bytes);

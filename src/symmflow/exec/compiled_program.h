@@ -93,6 +93,7 @@ class CompiledProgram {
   std::unique_ptr<ir::Graph> g_;
   const ir::ExecPlan& plan_;             // g_'s executable plan: what run() executes
   std::vector<dist::ProcessGroup*> pg_;  // per instruction: its group, found at the first run
+  int64_t staging_owners_ = 0;           // instruction i's staged copies are owner staging_owners_ + i
   std::unique_ptr<ProgramArenas> arenas_;
   std::unique_ptr<SymmetricInputCheck> symmetric_inputs_;
   std::vector<bool> caller_symmetric_;  // the last run's inputs: which were symmetric

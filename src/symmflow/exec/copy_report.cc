@@ -32,15 +32,15 @@ void CopyReport::add_staged(const ir::Node* op, int64_t count, int64_t bytes) {
   staged_measured = true;
   if (count == 0 && bytes == 0) return;
   if (!op) {
-    entries.push_back({CopyOrigin::staged, "", "the runtime's staged path, made while the executor progressed the "
-                       "ops in flight between instructions (measured over the last run)", {}, count, bytes});
+    entries.push_back({CopyOrigin::staged, "", "the runtime's staged path, for no op of this program (measured "
+                       "over the last run)", {}, count, bytes});
     return;
   }
   entries.push_back({CopyOrigin::staged, op->outputs().empty() ? "" : "%" + op->output(0)->name(),
-                     fmt::format("{} took the runtime's staged path (a buffer that is not symmetric or not "
-                                 "contiguous), measured over the last run",
+                     fmt::format("{} copied through the runtime (a buffer that is not symmetric or not "
+                                 "contiguous, or a copy the op makes by definition), measured over the last run",
                                  op->op_name()),
-                     op->loc(), count, bytes});
+                     op->loc(), count, bytes, op});
 }
 
 CopyReport copy_report(const ir::Graph& g, const std::vector<bool>& symmetric_inputs) {

@@ -40,6 +40,7 @@ struct CopyEntry {
   ir::SourceLoc loc;  // the node that causes it (0:0 for inputs and outputs)
   int64_t count = 1;  // copies per run
   int64_t bytes = 0;  // per run
+  const ir::Node* op = nullptr;  // staged: the communication op that staged it (nullptr: not one op)
 };
 
 struct CopyReport {

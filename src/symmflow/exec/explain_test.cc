@@ -1,6 +1,8 @@
 // --explain: each fused group is listed with its ops in eager's order, and a
-// program with nothing fused has no fused line.
+// program with nothing fused has no fused line; an op's algorithm line says
+// what the measured run staged for it.
 #include "symmflow/exec/explain.h"
+#include "symmflow/exec/copy_report.h"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +42,30 @@ TEST(Explain, NoFusedLineWhenNothingIsFused) {
   return %a, %b
 })");
   EXPECT_EQ(e.find("fused:"), std::string::npos) << e;
+}
+
+// A label is the plan's; a run may still stage for the op (a lone small send
+// posted before the peer's receive goes eager). The line says so beside the
+// label, so that it never reads plain `direct` while the header counts copies.
+TEST(Explain, AnOpsLineSaysWhatTheRunStagedForIt) {
+  auto g = ir::parse_graph(R"(graph @f(%x: f32[16]) -> (f32[16]) {
+  %h = c10d::isend(%x, (rank+1)%world, 0, "world")
+  c10d::wait_tensor(%h)
+  %y = aten::mul(%x, 2.0)
+  return %y
+})", {"t.sf", 0, 2});
+  passes::optimize(*g, {});
+  const ir::Node* send = nullptr;
+  for (const ir::Node* n : g->nodes())
+    if (n->op_name() == "c10d::isend") send = n;
+  ASSERT_NE(send, nullptr);
+  ASSERT_EQ(send->algorithm(), ir::Algorithm::direct);
+  CopyReport measured = copy_report(*g);
+  measured.add_staged(send, 2, 128);
+  const std::string e = explain(*g, measured);
+  EXPECT_NE(e.find("2:8: c10d::isend runs direct, staged 128 bytes on this rank's run\n"), std::string::npos) << e;
+  const std::string unmeasured = explain(*g, copy_report(*g));
+  EXPECT_NE(unmeasured.find("2:8: c10d::isend runs direct\n"), std::string::npos) << unmeasured;
 }
 
 }  // namespace

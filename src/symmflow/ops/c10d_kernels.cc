@@ -240,7 +240,8 @@ Results symm_two_shot_out(OpContext&, Args a) {  // (input(a!), reduce_op, group
   const Tensor& in = tensor_arg(a, 0);
   check_out(tensor_arg(a, 3), in.dtype(), in.sizes(), "symm_mem::two_shot_all_reduce_out", "output");
   dist::all_reduce_(group_arg(a, 2), in, reduce_arg(a, 1), AllReduceAlgo::two_shot);
-  kernels::copy_(tensor_arg(a, 3), in);
+  kernels::copy_(tensor_arg(a, 3), in);  // the result out of the symmetric input: counted, as the copy-in forms'
+  dist::count_staged_copy(in.nbytes());
   return {a[3]};
 }
 Results symm_gather_out(OpContext&, Args a) {  // (input, group_name, out)

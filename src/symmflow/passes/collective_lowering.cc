@@ -53,6 +53,34 @@ bool is_all_reduce(const ir::Node& n) {
                             s.name == "all_reduce_coalesced_");
 }
 
+// symm_mem ops whose kernel copies by definition, whatever the placement:
+// the copy-in one-shot forms copy local_input into symm_buffer, two_shot with
+// an output reduces in place and copies the result out, reduce_scatter_out
+// along the last dim makes the chunks leading with one copy. The runtime
+// counts those copies as staged; the label says so too.
+bool copies_by_definition(const ir::Node& n) {
+  const std::string& name = n.schema().name;
+  if (name == "one_shot_all_reduce_copy" || name == "one_shot_all_reduce_copy_out" ||
+      name == "two_shot_all_reduce_out")
+    return true;
+  if (name != "reduce_scatter_out") return false;
+  const ir::Arg& split = n.arg(2);
+  return split.kind != ir::Arg::Kind::Const || !split.constant.is_bool() || split.constant.to_bool();
+}
+
+// Whether the runtime's tile_reduce reads or writes a tile in place, row by
+// row (runtime/collectives/data_movement.cc, rows_of): a 2-D view with unit
+// inner stride whose rows do not overlap, or a contiguous tensor. Any other
+// tile (a column, a transposed tile) is packed aside on the root, and on every
+// rank under the pull protocol, and those copies are counted.
+bool tile_rows_in_place(const ir::TensorType& t) {
+  if (t.strides.empty() || t.is_contiguous_at_zero() || has_contiguous_strides(t.sizes, t.strides)) return true;
+  if (t.sizes.size() != 2) return false;
+  const int64_t rows = t.sizes[0], cols = t.sizes[1];
+  if (cols > 1 && t.strides[1] != 1) return false;
+  return rows <= 1 || t.strides[0] >= cols;
+}
+
 }  // namespace
 
 bool CollectiveLowering::run(ir::Graph& g) {
@@ -64,7 +92,11 @@ bool CollectiveLowering::run(ir::Graph& g) {
     const auto& s = n->schema();
     ir::Algorithm algo = ir::Algorithm::none;
     if (s.ns == "symm_mem") {
-      if (s.name.find("all_reduce") == std::string::npos) algo = ir::Algorithm::direct;
+      if (copies_by_definition(*n)) algo = ir::Algorithm::staged;
+      else if (s.name == "tile_reduce" &&
+               (!tile_rows_in_place(n->arg(0).value->type()) || !tile_rows_in_place(n->arg(1).value->type())))
+        algo = ir::Algorithm::staged;
+      else if (s.name.find("all_reduce") == std::string::npos) algo = ir::Algorithm::direct;
       else algo = s.name.find("two_shot") != std::string::npos ? ir::Algorithm::two_shot : ir::Algorithm::one_shot;
     } else if (s.ns == "c10d" && s.name != "wait_tensor") {
       bool all_symmetric = true;

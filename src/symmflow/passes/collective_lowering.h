@@ -10,7 +10,12 @@
 //   heap's workspace, counted).
 // - symm_mem ops name their algorithm: one_shot_all_reduce* -> one_shot,
 //   two_shot_all_reduce* -> two_shot, multimem_all_reduce_ -> one_shot (CPU has
-//   no multicast; one-shot is its read-all-peers equivalent).
+//   no multicast; one-shot is its read-all-peers equivalent); those whose kernel
+//   copies by definition are "staged" (one_shot_all_reduce_copy*, which copies
+//   local_input into symm_buffer; two_shot_all_reduce_out, which copies the
+//   result out; reduce_scatter_out along the last dim, which makes the chunks
+//   leading), as the runtime counts them; tile_reduce is "staged" when a tile
+//   is not rows the runtime reads in place (a column, a transposed tile).
 // - other collectives: "direct" on symmetric buffers, "staged" otherwise; P2P
 //   "direct" when its receive buffers are symmetric and each send buffer is
 //   symmetric or a contiguous view of a graph input (sent rendezvous, the data

@@ -100,7 +100,7 @@ CollTask all_reduce_push(CollState& st, Tensor in, Tensor out, ReduceOp op, Coll
     count_staged(r, bytes);
     mine = s;
   }
-  co_await st.push_exchange(d, [&](int) { return std::pair<const void*, size_t>(mine, bytes); }, what);
+  co_await st.push_exchange(d, [&](int) { return Payload(mine, bytes); }, what);
   for (int j = 0; j < st.W; ++j) st.ptrs[j] = j == st.me ? mine : st.slot(j);
   const bool direct = out.is_contiguous();
   void* dst = direct ? out.data_ptr() : st.output_scratch.get(bytes);

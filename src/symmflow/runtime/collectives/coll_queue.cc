@@ -55,6 +55,7 @@ namespace {
 void advance(CollState& st) {
   while (!st.queue.empty()) {
     std::shared_ptr<CollWork> w = st.queue.front();
+    const ScopedStagingOwner owner(w->staging_owner);
     if (!w->started) {
       w->started = true;
       w->task.handle().resume();

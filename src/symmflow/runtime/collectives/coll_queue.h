@@ -28,6 +28,9 @@ class CollWork final : public WorkImpl {
   CollectiveResult result;   // what it copied and which algorithm ran (set by the algorithm)
   bool started = false, done = false;
   const char* name = "collective";
+  // Whose staged copies it makes (copy_stats.h): the op that started it,
+  // whichever call later drives the queue.
+  int64_t staging_owner = dist::staging_owner();
 
  private:
   friend void abandon_queue(CollState& st);

@@ -113,6 +113,24 @@ class Scratch {
 
 class CollWork;
 
+// What a rank pushes to one peer (arrive): `bytes` from `ptr`, or a tensor
+// whose elements are packed straight into the peer's slot (`strided`): the
+// pack is the push itself, so a strided tile moves once, not packed aside and
+// copied again.
+struct Payload {
+  const void* ptr = nullptr;
+  size_t bytes = 0;
+  const Tensor* strided = nullptr;
+  Payload() = default;
+  Payload(const void* p, size_t n) : ptr(p), bytes(n) {}
+  static Payload packed(const Tensor& t) {
+    Payload pl;
+    pl.bytes = t.nbytes();
+    pl.strided = &t;
+    return pl;
+  }
+};
+
 class CollState {
  public:
   explicit CollState(ProcessGroup& g);
@@ -133,7 +151,7 @@ class CollState {
   CollTask wait_all(int ch, std::string_view what);
 
   // --- arrival and push ---
-  // Writes payload(p) (bytes <= push_max()) and d's header into my slot of
+  // Writes payload(p) (a Payload of bytes <= push_max()) and d's header into my slot of
   // every peer p, then sets the arrival flags (no waiting).
   template <class F>
   void arrive(const Desc& d, F&& payload);
@@ -266,9 +284,10 @@ template <class F>
 void CollState::arrive(const Desc& d, F&& payload) {
   for (int i = 1; i < W; ++i) {
     const int p = (me + i) % W;
-    auto [ptr, bytes] = payload(p);
+    const Payload pl = payload(p);
     char* dst = my_slot_at(p, d.call_no, me);  // my slot in p's buffer
-    if (bytes) copy_bytes(dst + kPushHeaderBytes, ptr, bytes);
+    if (pl.strided) pack(*pl.strided, dst + kPushHeaderBytes);
+    else if (pl.bytes) copy_bytes(dst + kPushHeaderBytes, pl.ptr, pl.bytes);
     std::memcpy(dst, &d, offsetof(Desc, flags));
     // Release: the payload and header above are visible to whoever sees the flag.
     reinterpret_cast<std::atomic<uint64_t>*>(dst + kArrivalFlagAt)
@@ -287,7 +306,7 @@ CollTask CollState::pull_begin(Desc& d, const int64_t* extra, int nextra, F stag
     d.flags |= kDataReady;
   }
   announce(d, extra, nextra);
-  arrive(d, [](int) { return std::pair<const void*, size_t>(nullptr, 0); });
+  arrive(d, [](int) { return Payload(); });
   co_await arrivals(d, what);
   uint64_t need = d.ws_need;
   bool all_ready = d.flags & kDataReady;

@@ -406,7 +406,13 @@ void data_collectives() {
           } else {
             SF_CHECK(outm.data<float>()[tc + 4] == -5.0f, "non-root out_tile written");
           }
-          if (sym && tr * tc * 4 > int64_t(coll_state(g).push_max()))
+          // Pull: a symmetric tile's rows are read in place. Push: a rank
+          // that is not the root packs its rows straight into the root's slot,
+          // and the root reads its own rows in place: nothing staged anywhere.
+          if (tr * tc * 4 <= int64_t(coll_state(g).push_max()))
+            SF_CHECK(!res.staged, "rank {}: strided tile pushed with a staged copy of {} bytes", me,
+                     res.staged_bytes);
+          else if (sym)
             SF_CHECK(!res.staged, "symmetric strided tile read in place, staged {}", res.staged_bytes);
         }
 }

@@ -14,8 +14,6 @@ using namespace detail;
 
 namespace {
 
-using Payload = std::pair<const void*, size_t>;
-
 // SYMMFLOW_DEBUG=INFO: which protocol a call of this shape runs (first call only).
 void log_protocol(ProcessGroup& g, const char* what, const Tensor& t, size_t per_peer_bytes) {
   if (!logging::info_enabled()) [[likely]] return;
@@ -138,7 +136,7 @@ std::shared_ptr<CollWork> start_reduce_scatter(ProcessGroup& g, const Tensor& ou
   check_data(in, what, "in");
   check_data(out, what, "out");
   check_reducible(in.dtype(), op, what);
-  const int W = g.size(), me = g.rank();
+  const int W = g.size();
   SF_CHECK(in.numel() % W == 0, "reduce_scatter: expected `in` to hold {} equal chunks, but {} has "
            "{} elements", W, in.type_string(), in.numel());
   SF_CHECK(out.dtype() == in.dtype() && out.numel() == in.numel() / W,
@@ -185,7 +183,7 @@ std::shared_ptr<CollWork> start_all_to_all_single(ProcessGroup& g, const Tensor&
   const char* what = "all_to_all_single";
   check_data(in, what, "in");
   check_data(out, what, "out");
-  const int W = g.size(), me = g.rank();
+  const int W = g.size();
   SF_CHECK(in.dim() >= 1 && out.dim() >= 1 && in.dtype() == out.dtype(),
            "all_to_all_single: expected `in` and `out` of the same dtype with at least one "
            "dimension, got {} and {}", in.type_string(), out.type_string());
@@ -314,18 +312,12 @@ CollTask tile_reduce_task(CollState& st, Tensor in_tile, Tensor out_tile, Rows i
   };
   if (bytes <= st.push_max()) {
     Desc d = st.begin(Kind::tile_reduce, Proto::push, in_tile.dtype(), int(op), root, in_tile.numel(), in.rows);
-    const char* packed = nullptr;
-    if (me != root) {
-      if (in.direct && in.pitch == in.cols) {
-        packed = static_cast<const char*>(in_tile.data_ptr());
-      } else {
-        packed = static_cast<const char*>(st.input_scratch.get(bytes));
-        pack(in_tile, const_cast<char*>(packed));
-        count_staged(r, bytes);
-      }
-    }
+    // Not the root: my tile goes to the root's slot, a strided one packed
+    // straight into it (one move, nothing staged).
+    const bool whole = in.direct && in.pitch == in.cols;
     co_await st.push_exchange(d, [&](int p) {
-      return p == root && me != root ? Payload(packed, bytes) : Payload(nullptr, 0);
+      if (p != root || me == root) return Payload();
+      return whole ? Payload(in_tile.data_ptr(), bytes) : Payload::packed(in_tile);
     }, what);
     if (me == root) {
       auto own = own_rows();

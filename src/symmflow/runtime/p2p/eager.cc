@@ -38,7 +38,7 @@ bool P2PEngine::try_send_eager(const std::shared_ptr<P2PWork>& w) {
   int slot = 0;
   while (peer.eager_slots[size_t(slot)].busy) ++slot;
   w->pack_all(peer.out->eager[slot]);
-  if (w->nbytes) count_staged_copy(w->nbytes);  // the copy into the slot
+  if (w->nbytes) count_staged_copy_for(w->staging_owner, w->nbytes);  // the copy into the slot
   peer.eager_slots[size_t(slot)] = {true, w->key()};
   ++peer.eager_slots_in_use;
   P2PEvent e = event(P2PEventType::eager_message, *w);
@@ -79,7 +79,7 @@ void P2PEngine::deliver_eager(int p, P2PWork& w, uint64_t nbytes, uint64_t slot)
   const bool sizes_match = nbytes == w.nbytes;
   if (sizes_match) {
     w.unpack_all(peers_[size_t(p)].in->eager[slot]);
-    if (w.nbytes) count_staged_copy(w.nbytes);  // the copy out of the slot
+    if (w.nbytes) count_staged_copy_for(w.staging_owner, w.nbytes);  // the copy out of the slot
   }
   P2PEvent e = event(P2PEventType::eager_consumed, w);
   e.eager_consumed.slot = slot;

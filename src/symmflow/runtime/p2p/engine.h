@@ -55,6 +55,7 @@
 
 #include "symmflow/core/compact_layout.h"
 #include "symmflow/core/strided.h"
+#include "symmflow/runtime/copy_stats.h"
 #include "symmflow/runtime/p2p/channel.h"
 #include "symmflow/runtime/p2p/p2p.h"
 #include "symmflow/runtime/process_group_internal.h"
@@ -115,6 +116,9 @@ class P2PWork final : public WorkImpl {
   int64_t heap_offset = -1;
   CompactLayout wire{};          // the layout the peer walks (when heap_offset >= 0)
   bool rendezvous = false;       // a send that never goes eager (P2POp::rendezvous)
+  // Whose staged copies it makes (copy_stats.h): the op that posted it, even
+  // when another op's wait moves its bytes.
+  int64_t staging_owner = dist::staging_owner();
   size_t bytes_transferred = 0;  // staged transfers
   State state = State::queued;
   NetLink::Request net_request = -1;  // peer on another node

@@ -33,7 +33,7 @@ void P2PEngine::drive_staged(int p) {
     w->bytes_transferred = peer.staged_bytes_sent;
     push(p, e);
     if (peer.staged_bytes_sent == w->nbytes) {
-      count_staged_copy(w->nbytes);  // the copy into the mailbox
+      count_staged_copy_for(w->staging_owner, w->nbytes);  // the copy into the mailbox
       complete(*w);
       peer.staged_sends.pop_front();
       peer.staged_bytes_sent = 0;
@@ -56,7 +56,7 @@ void P2PEngine::on_mailbox_chunk(int p, const P2PEvent& e) {
   w.bytes_transferred += chunk.length;
   w.state = P2PWork::State::staged;
   if (w.bytes_transferred == w.nbytes) {
-    count_staged_copy(w.nbytes);  // the copy out of the mailbox
+    count_staged_copy_for(w.staging_owner, w.nbytes);  // the copy out of the mailbox
     complete(*take(peer.recvs_waiting, p, e));
   }
 }

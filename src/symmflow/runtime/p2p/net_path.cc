@@ -17,7 +17,7 @@ void P2PEngine::post_net(const std::shared_ptr<P2PWork>& w) {
     buffer = w->packed.data();
     if (w->kind == P2POp::Kind::send) {
       w->pack_all(buffer);
-      count_staged_copy(w->nbytes);
+      count_staged_copy_for(w->staging_owner, w->nbytes);
     }
   }
   w->net_request = w->kind == P2POp::Kind::send
@@ -47,7 +47,7 @@ bool P2PEngine::poll_net() {
     } else {
       if (w->kind == P2POp::Kind::recv && !w->packed.empty()) {
         w->unpack_all(w->packed.data());
-        count_staged_copy(w->nbytes);
+        count_staged_copy_for(w->staging_owner, w->nbytes);
       }
       w->bytes_transferred = w->nbytes;
       complete(*w);
