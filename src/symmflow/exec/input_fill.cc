@@ -89,7 +89,7 @@ std::vector<IValue> seeded_inputs(const ir::Graph& g, uint64_t seed, int rank) {
                                 seed, int(k), rank));
       continue;
     }
-    Tensor t = Tensor::empty(v->type().sizes, v->type().dtype);
+    Tensor t = Tensor::empty(v->type().sizes.to_vector(), v->type().dtype);
     fill_input(t, seed, int(k), rank);
     in.emplace_back(t);
   }

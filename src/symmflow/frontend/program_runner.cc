@@ -80,12 +80,12 @@ std::vector<IValue> make_inputs(const ir::Graph& g, const RunRequest& req, int r
     if (file) {
       t = *file;
       if (symmetric[k] && !t.is_symmetric()) {
-        Tensor s = Tensor::empty(type.sizes, type.dtype);
+        Tensor s = Tensor::empty(type.sizes.to_vector(), type.dtype);
         kernels::copy_(s, t);
         t = s;
       }
     } else {
-      t = Tensor::empty(type.sizes, type.dtype);
+      t = Tensor::empty(type.sizes.to_vector(), type.dtype);
       fill_input(t, req.seed, int(k), rank);
     }
     out.emplace_back(t);

@@ -9,8 +9,8 @@ std::vector<Value*> output_storage_sources(const Node& n) {
 }
 
 ViewExtent::ViewExtent(const TensorType& t)
-    : sizes(t.sizes),
-      strides(t.strides.empty() ? contiguous_strides(t.sizes) : t.strides),
+    : sizes(t.sizes.to_vector()),
+      strides(t.full_strides()),
       offset(t.offset),
       itemsize(int64_t(element_size(t.dtype))) {}
 

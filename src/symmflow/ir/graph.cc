@@ -54,7 +54,7 @@ std::pair<int64_t, int64_t> TensorType::byte_extent() const {
 }
 
 Tensor TensorType::meta() const {
-  Tensor t = Tensor::meta(sizes, dtype, strides.empty() ? contiguous_strides(sizes) : strides);
+  Tensor t = Tensor::meta(sizes.to_vector(), dtype, full_strides());
   return offset == 0 ? t : t.as_strided(t.sizes(), t.strides(), offset);
 }
 
@@ -62,9 +62,10 @@ bool TensorType::operator==(const TensorType& o) const {
   if (dtype != o.dtype || sizes != o.sizes || offset != o.offset) return false;
   // Empty strides mean contiguous: built only when one side leaves them empty.
   if (strides.empty() == o.strides.empty()) return strides == o.strides;
-  return (strides.empty() ? contiguous_strides(sizes) : strides) ==
-         (o.strides.empty() ? contiguous_strides(o.sizes) : o.strides);
+  return full_strides() == o.full_strides();
 }
+
+Shape TensorType::full_strides() const { return strides.empty() ? contiguous_strides(sizes) : strides.to_vector(); }
 
 std::string TensorType::str(bool with_layout) const {
   std::string s = fmt::format("{}[{}]", dtype_name(dtype), fmt::join(sizes, ", "));
@@ -160,14 +161,14 @@ bool is_list_type(const SchemaType& t) { return t.kind() == SchemaType::Kind::Li
 
 // --- nodes ---------------------------------------------------------------------
 
-static std::vector<WriteSlot> compute_writes(const Operator& op, const std::vector<Arg>& args) {
+static WriteSlots compute_writes(const Operator& op, const std::vector<Arg>& args) {
   std::vector<MutatedSlot> slots;
   if (op.has_mutation_resolver()) {
     slots = op.mutated_slots(meta_args(args));
   } else {
     for (size_t i : op.schema().mutated_arguments()) slots.push_back({i, -1});
   }
-  std::vector<WriteSlot> out;
+  WriteSlots out;
   for (const MutatedSlot& m : slots) {
     const Arg& a = args.at(m.arg);
     if (a.kind == Arg::Kind::List && m.elem < 0) {
@@ -180,7 +181,7 @@ static std::vector<WriteSlot> compute_writes(const Operator& op, const std::vect
   return out;
 }
 
-const std::vector<WriteSlot>& Node::writes() const {
+const WriteSlots& Node::writes() const {
   classify();
   return writes_;
 }
@@ -216,12 +217,10 @@ bool maybe_alias_is_view(const Node& n) {
 
 // One entry per output: {written slot, plain alias slot}. Computed from the
 // schema's alias annotations; functional nodes append their uncovered writes.
-static void classify_outputs(const Node& n, const std::vector<WriteSlot>& writes,
-                             std::vector<std::optional<WriteSlot>>* slots,
-                             std::vector<std::optional<WriteSlot>>* aliases) {
+static void classify_outputs(const Node& n, const WriteSlots& writes, OutputSlots* slots, OutputSlots* aliases) {
   const auto& schema = n.schema();
   auto written = [&](WriteSlot s) { return std::find(writes.begin(), writes.end(), s) != writes.end(); };
-  std::vector<WriteSlot> covered;
+  WriteSlots covered;
   size_t out = 0;
   const bool wait = schema.ns == "c10d" && schema.name == "wait_tensor";
   for (size_t r = 0; r < schema.returns.size() && out < n.outputs().size(); ++r) {
@@ -264,7 +263,7 @@ void Node::classify() const {
   classified_ = true;
 }
 
-const std::vector<std::optional<WriteSlot>>& Node::output_slots() const {
+const OutputSlots& Node::output_slots() const {
   classify();
   return slots_;
 }
@@ -501,7 +500,7 @@ void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::opti
   std::vector<WriteSlot> writes;
   // The functional form runs on copies of what the op writes, in their layout
   // (kernels::clone_layout): the same types.
-  if (n->functional_) writes = n->writes();
+  if (n->functional_) writes = n->writes().to_vector();
   OpContext ctx(DispatchKey::Meta);
   std::vector<IValue> results;
   try {

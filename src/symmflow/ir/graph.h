@@ -31,6 +31,7 @@
 #include "symmflow/ir/int_expr.h"
 #include "symmflow/ir/pool.h"
 #include "symmflow/ir/rank_set.h"
+#include "symmflow/ir/small_vec.h"
 #include "symmflow/library/operator.h"
 
 namespace symmflow::ir {
@@ -45,15 +46,21 @@ struct SourceLoc {
   int col = 0;
 };
 
+// Sizes and strides as a value's type keeps them: inline up to 4 dims (the
+// passes read them for every value; small_vec.h says why inline).
+using Dims = SmallVec<int64_t, 4>;
+
 struct TensorType {
   DType dtype = DType::f32;
-  Shape sizes;
-  Shape strides;  // empty: contiguous
+  Dims sizes;
+  Dims strides;  // empty: contiguous
   int64_t offset = 0;
   static TensorType of(const Tensor& t);
   // "f32[4, 8]"; with_layout adds " strides [1, 4] offset 2" when not contiguous at 0.
   std::string str(bool with_layout = false) const;
   bool is_contiguous_at_zero() const;
+  // Its strides, or the contiguous ones where they are left empty.
+  Shape full_strides() const;
   int64_t numel() const;
   // Bytes of its elements (numel x element size): what a copy of it moves.
   int64_t nbytes() const;
@@ -75,6 +82,7 @@ struct Use {
   uint32_t operand = 0;
   bool operator==(const Use&) const = default;
 };
+using Uses = SmallVec<Use, 2>;  // most values have one or two readers
 
 class Value {
  public:
@@ -100,7 +108,7 @@ class Value {
   // edits, insertion, removal, reordering, replace_uses), so finding or
   // replacing a value's uses costs O(uses), not O(graph). Nodes made but not in
   // program order (Graph::make_node before append) are not uses.
-  const std::vector<Use>& uses() const { return uses_; }
+  const Uses& uses() const { return uses_; }
   // How many of the graph's returned values are this one.
   int returned() const { return returned_; }
 
@@ -114,7 +122,7 @@ class Value {
   bool generated_name_ = false;
   bool symmetric_ = false;
   Node* producer_ = nullptr;
-  std::vector<Use> uses_;
+  Uses uses_;
   int returned_ = 0;
   int output_index_ = -1;
   int64_t storage_size_ = 0;
@@ -211,6 +219,11 @@ struct WriteSlot {
   int64_t elem = -1;
   bool operator==(const WriteSlot&) const = default;
 };
+// What a node keeps per result and per written tensor: one or two almost
+// always, inline in the node (small_vec.h).
+using WriteSlots = SmallVec<WriteSlot, 1>;
+using OutputSlots = SmallVec<std::optional<WriteSlot>, 2>;
+using ValueList = SmallVec<Value*, 2>;
 
 // Who made a node: the program, or a pass (reinplace's copy of a value still
 // read after an in-place write; functionalize's epilogue that writes a mutated
@@ -240,7 +253,7 @@ class Node {
   // A pass that fills in an argument the source left to its default makes it
   // explicit, so that the printed text means the same.
   void mark_given(size_t i) { given_.at(i) = true; }
-  const std::vector<Value*>& outputs() const { return outputs_; }
+  const ValueList& outputs() const { return outputs_; }
   Value* output(size_t i) const { return outputs_.at(i); }
   bool functional() const { return functional_; }
   const SourceLoc& loc() const { return loc_; }
@@ -249,12 +262,12 @@ class Node {
   // The tensors this node writes when run as written (not functional): from the
   // schema's alias annotations, or the op's mutation resolver; lists expanded to
   // their elements.
-  const std::vector<WriteSlot>& writes() const;
+  const WriteSlots& writes() const;
   // The Value at a write slot.
   Value* value_at(const WriteSlot& s) const;
   // For each output: the write slot it is the new value of (functional nodes and
   // `Tensor(a!)` returns), or nullopt for a fresh result or a plain alias.
-  const std::vector<std::optional<WriteSlot>>& output_slots() const;
+  const OutputSlots& output_slots() const;
   // For each output: the argument value it aliases without writing it (a view's
   // input, a sent tensor), or nullptr.
   std::vector<Value*> output_aliases() const;
@@ -296,7 +309,7 @@ class Node {
   // the printer's given_ and the note last.
   Operator* op_ = nullptr;
   std::vector<Arg> args_;
-  std::vector<Value*> outputs_;
+  ValueList outputs_;
   mutable size_t pos_ = 0;  // its index in program order (Graph::position)
   // Def-use bookkeeping (Graph): whether the node is in program order (its
   // operands are uses), and for each operand its index in the value's uses().
@@ -313,13 +326,13 @@ class Node {
   bool layout_stale_ = true;
   NodeOrigin origin_ = NodeOrigin::program;
   Algorithm algorithm_ = Algorithm::none;
-  mutable std::vector<WriteSlot> writes_;
-  mutable std::vector<std::optional<WriteSlot>> slots_, aliases_;
+  mutable WriteSlots writes_;
+  mutable OutputSlots slots_, aliases_;
   size_t num_returns_ = 0;  // outputs that are the op's own returns (flattened)
-  std::vector<uint32_t> use_pos_;
+  SmallVec<uint32_t, 4> use_pos_;
   uint64_t mark_ = 0;
   uint64_t layout_at_ = 0;
-  std::vector<bool> given_;
+  SmallVec<bool, 8> given_;
   SourceLoc loc_;
   std::string note_;
 };

@@ -142,7 +142,7 @@ class Functionalizer {
     const ir::TensorType& t = a->type();
     Operator& scatter = Dispatcher::instance().get("aten::as_strided_scatter");
     Node* s = g_.make_node(scatter,
-                           {Arg(cur(r)), Arg(value), Arg(IValue(t.sizes)), Arg(IValue(t.strides)),
+                           {Arg(cur(r)), Arg(value), Arg(IValue(t.sizes.to_vector())), Arg(IValue(t.strides.to_vector())),
                             Arg(IValue(t.offset))},
                            false, value->producer() ? value->producer()->loc() : ir::SourceLoc{});
     emit(s);

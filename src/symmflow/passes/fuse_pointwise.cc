@@ -14,7 +14,7 @@ namespace {
 // An operand the fused kernel tiles (ops/fused_pointwise.h): the result's shape
 // (any strides at rank 1 or 2: a column slice of a grid), one element, or a
 // contiguous row of a result of rank >= 2.
-bool tileable_operand(const ir::TensorType& t, const Shape& shape) {
+bool tileable_operand(const ir::TensorType& t, const ir::Dims& shape) {
   if (t.sizes == shape) return contiguous(t) || shape.size() <= 2;
   if (t.numel() == 1) return true;
   const auto& s = t.sizes;

@@ -49,12 +49,12 @@ bool row_step(const ir::Node& n) {
 }
 
 // Whether t is s's per-row shape [..., 1] (no allocation: the pass runs on every node).
-bool is_per_row(const Shape& t, const Shape& s) {
+bool is_per_row(const ir::Dims& t, const ir::Dims& s) {
   return t.size() == s.size() && !t.empty() && t.back() == 1 && std::equal(t.begin(), t.end() - 1, s.begin());
 }
 
 // The widest shape a node reads or makes.
-const Shape& widest(const ir::Node& n) {
+const ir::Dims& widest(const ir::Node& n) {
   const ir::TensorType* w = &n.output(0)->type();
   for (const ir::Arg& a : n.args())
     if (a.kind == ir::Arg::Kind::Value && a.value->type().numel() > w->numel()) w = &a.value->type();
@@ -63,7 +63,7 @@ const Shape& widest(const ir::Node& n) {
 
 // Whether every tensor n reads or makes fits a group whose widest shape is `s`
 // (the blocks of ops/fused_rows.h take it).
-bool fits(const ir::Node& n, const Shape& s) {
+bool fits(const ir::Node& n, const ir::Dims& s) {
   const ir::TensorType& out = n.output(0)->type();
   if (out.sizes != s && !is_per_row(out.sizes, s)) return false;
   return std::all_of(n.args().begin(), n.args().end(), [&](const ir::Arg& a) {
@@ -79,7 +79,7 @@ bool fits(const ir::Node& n, const Shape& s) {
 
 struct Group {
   std::vector<ir::Node*> members;  // last to first while growing
-  const Shape* shape = nullptr;    // the widest shape (a value's type: the pass changes none until the end)
+  const ir::Dims* shape = nullptr;    // the widest shape (a value's type: the pass changes none until the end)
   bool reduces = false;
 };
 
@@ -116,7 +116,7 @@ bool FuseRows::run(ir::Graph& g) {
           std::all_of(uses.begin(), uses.end(), [&](const ir::Use& u) { return group_of[g.position(u.user)] == first; })) {
         Group& grp = groups[first];
         // A group of per-row values alone widens to the rows they come from.
-        const Shape& own = widest(*n);
+        const ir::Dims& own = widest(*n);
         const bool widens = own != *grp.shape && is_per_row(*grp.shape, own);
         if (fits(*n, widens ? own : *grp.shape)) {
           if (widens) grp.shape = &own;
@@ -125,7 +125,7 @@ bool FuseRows::run(ir::Graph& g) {
       }
     }
     if (!joined) {
-      const Shape& own = widest(*n);
+      const ir::Dims& own = widest(*n);
       if (!fits(*n, own)) continue;
       joined = groups.size();
       groups.push_back({{}, &own, false});

@@ -138,7 +138,7 @@ constexpr int64_t kMaxIntervals = 1024;            // beyond: the view's hull (c
 Intervals view_bytes(const ir::TensorType& t) {
   const int64_t esize = int64_t(element_size(t.dtype));
   if (t.numel() == 0) return {};
-  const Shape strides = t.strides.empty() ? contiguous_strides(t.sizes) : t.strides;
+  const Shape strides = t.full_strides();
   const int64_t base = t.offset * esize;
   std::array<std::vector<int64_t>, 1> bstrides;
   for (int64_t s : strides) bstrides[0].push_back(s * esize);

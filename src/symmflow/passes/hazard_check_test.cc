@@ -195,7 +195,7 @@ std::pair<int64_t, int64_t> hull(const Value* v) {
 std::vector<int64_t> element_bytes(const Value* v) {
   const auto& t = v->type();
   const int64_t isz = int64_t(element_size(t.dtype)), dims = int64_t(t.sizes.size());
-  const Shape strides = t.strides.empty() ? contiguous_strides(t.sizes) : t.strides;
+  const Shape strides = t.full_strides();
   std::vector<int64_t> out, index(size_t(dims), 0);
   for (int64_t e = 0; e < t.numel(); ++e) {
     int64_t off = t.offset;

@@ -20,10 +20,8 @@ using ir::Value;
 
 namespace {
 
-Shape strides_of(const TensorType& t) { return t.strides.empty() ? contiguous_strides(t.sizes) : t.strides; }
-
 bool same_layout(const TensorType& a, const TensorType& b) {
-  return a.sizes == b.sizes && strides_of(a) == strides_of(b) && a.offset == b.offset;
+  return a.sizes == b.sizes && a.full_strides() == b.full_strides() && a.offset == b.offset;
 }
 
 bool share_bytes(const TensorType& a, const TensorType& b) {
@@ -55,7 +53,7 @@ int64_t covered_bytes(const ByteRuns& runs) {
 // with a leading dim (halo2d's top and bottom rows), the others one each.
 std::vector<std::pair<Shape, std::pair<Shape, int64_t>>> copy_back_views(std::vector<Region> regions) {
   std::map<std::pair<Shape, Shape>, std::vector<int64_t>> by_layout;
-  for (const Region& r : regions) by_layout[{r.type.sizes, strides_of(r.type)}].push_back(r.type.offset);
+  for (const Region& r : regions) by_layout[{r.type.sizes.to_vector(), r.type.full_strides()}].push_back(r.type.offset);
   std::vector<std::pair<Shape, std::pair<Shape, int64_t>>> out;  // (sizes, (strides, offset))
   for (auto& [layout, offsets] : by_layout) {
     std::sort(offsets.begin(), offsets.end());
@@ -170,7 +168,7 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
   // accesses of those rows before it stay before it; x's other rows are free.
   std::vector<Arg> written;
   for (const Region& r : regions) {
-    Node* view = make_view(g, x, r.type.sizes, strides_of(r.type), r.type.offset, before->loc());
+    Node* view = make_view(g, x, r.type.sizes.to_vector(), r.type.full_strides(), r.type.offset, before->loc());
     g.insert_before(before, view);
     written.emplace_back(view->output(0));
   }
@@ -181,7 +179,7 @@ bool twin_input(ir::Graph& g, Value* x, const std::vector<Value*>& roots) {
   std::map<Value*, Value*> on_twin;
   for (auto& [n, v] : moves) {
     if (on_twin.count(v)) continue;
-    Node* view = make_view(g, t, v->type().sizes, strides_of(v->type()), v->type().offset, v->producer() ? v->producer()->loc() : before->loc());
+    Node* view = make_view(g, t, v->type().sizes.to_vector(), v->type().full_strides(), v->type().offset, v->producer() ? v->producer()->loc() : before->loc());
     g.insert_before(before, view);
     g.name_after(view->output(0), v);
     on_twin[v] = view->output(0);
