@@ -97,6 +97,22 @@ TEST(Overlap, ViewsShareBytesExactly) {
   EXPECT_TRUE(views_share_bytes(geometry(x.as_strided({2}, {3}, 1)), geometry(x.as_strided({1}, {1}, 4))));
 }
 
+// The rows tile_reduce moves in place (runtime) and collective_lowering labels
+// direct (compiler): one rule.
+TEST(Overlap, RowsInPlaceAreRowsWithUnitInnerStrideThatDoNotOverlap) {
+  const Shape rows{8, 4}, column{8}, one_column{8, 1};
+  EXPECT_TRUE(rows_in_place(rows, Shape{6, 1}));       // 4 of 6 columns of a grid
+  EXPECT_TRUE(rows_in_place(rows, Shape{4, 1}));       // contiguous
+  EXPECT_FALSE(rows_in_place(rows, Shape{3, 1}));      // rows overlap
+  EXPECT_FALSE(rows_in_place(rows, Shape{1, 8}));      // transposed
+  EXPECT_TRUE(rows_in_place(one_column, Shape{6, 6}));  // one column: rows of one element
+  EXPECT_TRUE(rows_in_place(Shape{1, 4}, Shape{99, 1}));
+  EXPECT_FALSE(rows_in_place(column, Shape{6}));        // a 1-D column
+  EXPECT_TRUE(rows_in_place(column, Shape{1}));
+  EXPECT_TRUE(rows_in_place(Shape{2, 3, 4}, Shape{12, 4, 1}));
+  EXPECT_FALSE(rows_in_place(Shape{2, 3, 4}, Shape{24, 4, 1}));  // 3-D, not one run
+}
+
 TEST(Overlap, PyTorchRules) {
   auto x = Tensor::empty({8}, DType::f32);
   auto a = x.as_strided({6}, {1}, 0), b = x.as_strided({6}, {1}, 2);  // x[0:6], x[2:8]

@@ -19,6 +19,11 @@ bool is_one_run(std::span<const int64_t> sizes, std::span<const int64_t> strides
   return true;
 }
 
+bool rows_in_place(std::span<const int64_t> sizes, std::span<const int64_t> strides) {
+  if (sizes.size() == 2 && (sizes[1] <= 1 || strides[1] == 1)) return sizes[0] <= 1 || strides[0] >= sizes[1];
+  return is_one_run(sizes, strides);
+}
+
 namespace {
 
 // PyTorch's compute_non_overlapping_and_dense on geometry: sort the dims by

@@ -63,6 +63,13 @@ bool is_non_overlapping_and_dense(const ViewGeometry& v);
 // core/compact_layout.h (what a P2P peer can address) ask it.
 bool is_one_run(std::span<const int64_t> sizes, std::span<const int64_t> strides);
 
+// Whether a tile is rows that can be read and written in place one by one: a
+// 2-D view with unit inner stride (or one column) whose rows do not overlap,
+// or any one-run view. The runtime's tile_reduce reads such tiles in place
+// (anything else it packs, counted), and collective_lowering labels it
+// direct on them: one rule for both.
+bool rows_in_place(std::span<const int64_t> sizes, std::span<const int64_t> strides);
+
 // [begin, end) bytes from the storage's start that a non-empty view spans
 // (lowest element to highest element, negative strides included).
 std::pair<int64_t, int64_t> byte_extent(const ViewGeometry& v);

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "symmflow/ir/exec_plan.h"
 #include "symmflow/ir/printer.h"
@@ -96,15 +97,17 @@ std::string explain(const ir::Graph& g, const CopyReport& copies) {
            "(symmflow run --explain)\n";
   const auto& mem = g.plan();
   for (const auto& d : mem.decisions) out += fmt::format("  symmetric {} for {}: {}\n", d.value, d.op, d.reason);
+  // The label is the plan's; what the runtime staged for an op on the
+  // measured run is said beside it, so that the line never says `direct` for
+  // an op whose copies the header counts.
+  std::unordered_map<const ir::Node*, int64_t> staged_by_op;
+  for (const CopyEntry& e : copies.entries)
+    if (e.origin == CopyOrigin::staged && e.op) staged_by_op[e.op] += e.bytes;
   for (const ir::Instruction& s : plan->instructions) {
     if (s.algorithm == ir::Algorithm::none) continue;
     const auto waits_for_post = std::count(s.rendezvous.begin(), s.rendezvous.end(), true);
-    // The label is the plan's; what the runtime staged for this op on the
-    // measured run is said beside it, so that the line never says `direct`
-    // for an op whose copies the header counts.
-    int64_t staged_bytes = 0;
-    for (const CopyEntry& e : copies.entries)
-      if (e.origin == CopyOrigin::staged && e.op == s.node) staged_bytes += e.bytes;
+    const auto staged = staged_by_op.find(s.node);
+    const int64_t staged_bytes = staged == staged_by_op.end() ? 0 : staged->second;
     out += fmt::format("  {}:{}: {} runs {}{}{}\n", s.node->loc().line, s.node->loc().col, s.node->op_name(),
                        ir::algorithm_name(s.algorithm),
                        waits_for_post == 0 ? ""

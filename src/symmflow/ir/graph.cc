@@ -497,10 +497,10 @@ std::vector<Tensor> flatten_results(const std::vector<IValue>& results) {
 
 void Graph::infer_outputs(Node* n, std::vector<std::string> out_names, std::optional<std::vector<IValue>> meta) {
   auto args = meta ? std::move(*meta) : meta_args(n->args_);
-  std::vector<WriteSlot> writes;
+  WriteSlots writes;
   // The functional form runs on copies of what the op writes, in their layout
   // (kernels::clone_layout): the same types.
-  if (n->functional_) writes = n->writes().to_vector();
+  if (n->functional_) writes = n->writes();
   OpContext ctx(DispatchKey::Meta);
   std::vector<IValue> results;
   try {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "symmflow/core/overlap.h"
 #include "symmflow/core/params.h"
 #include "symmflow/ir/alias.h"
 #include "symmflow/ir/comm_ops.h"
@@ -69,17 +70,10 @@ bool copies_by_definition(const ir::Node& n) {
 }
 
 // Whether the runtime's tile_reduce reads or writes a tile in place, row by
-// row (runtime/collectives/data_movement.cc, rows_of): a 2-D view with unit
-// inner stride whose rows do not overlap, or a contiguous tensor. Any other
-// tile (a column, a transposed tile) is packed aside on the root, and on every
-// rank under the pull protocol, and those copies are counted.
-bool tile_rows_in_place(const ir::TensorType& t) {
-  if (t.strides.empty() || t.is_contiguous_at_zero() || has_contiguous_strides(t.sizes, t.strides)) return true;
-  if (t.sizes.size() != 2) return false;
-  const int64_t rows = t.sizes[0], cols = t.sizes[1];
-  if (cols > 1 && t.strides[1] != 1) return false;
-  return rows <= 1 || t.strides[0] >= cols;
-}
+// row (core/overlap.h's rows_in_place, the rule the runtime itself asks). Any
+// other tile (a column, a transposed tile) is packed aside on the root, and
+// on every rank under the pull protocol, and those copies are counted.
+bool tile_rows_in_place(const ir::TensorType& t) { return t.strides.empty() || rows_in_place(t.sizes, t.strides); }
 
 }  // namespace
 

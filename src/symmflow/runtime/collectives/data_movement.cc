@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "symmflow/core/error.h"
+#include "symmflow/core/overlap.h"
 #include "symmflow/runtime/collectives/coll_queue.h"
 #include "symmflow/runtime/debug_log.h"
 #include "symmflow/runtime/collectives/reduce_kernels.h"
@@ -270,14 +271,10 @@ Rows rows_of(const Tensor& t) {
   Rows g;
   g.rows = t.dim() == 2 ? t.size(0) : 1;
   g.cols = g.rows ? t.numel() / g.rows : 0;
-  if (t.dim() == 2 && (t.size(1) <= 1 || t.stride(1) == 1)) {
-    g.pitch = g.rows > 1 ? t.stride(0) : g.cols;
-    g.direct = g.pitch >= g.cols;
-  } else if (t.is_contiguous()) {
-    g.pitch = g.cols;
-    g.direct = true;
-  }
-  if (!g.direct) g.pitch = g.cols;  // packed
+  g.direct = rows_in_place(t.sizes(), t.strides());
+  // In place: a 2-D tile's rows lie stride(0) apart; otherwise (one row, or
+  // packed) they follow each other.
+  g.pitch = g.direct && t.dim() == 2 && g.rows > 1 ? t.stride(0) : g.cols;
   return g;
 }
 
