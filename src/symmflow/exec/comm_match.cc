@@ -46,7 +46,7 @@ std::vector<CommOp> comm_ops_of(const ir::Graph& g) {
   const std::string file = g.file().empty() ? "<graph>" : g.file();
   for (const ir::Node* n : g.nodes()) {
     const auto kind = ir::comm_kind(*n);
-    if (kind != ir::CommKind::p2p && kind != ir::CommKind::collective) continue;
+    if (kind != ir::CommKind::p2p && kind != ir::CommKind::collective && !ir::is_symm_mem_collective(*n)) continue;
     // A traced program has no lines: its ops are named by their place.
     const std::string where = n->loc().line > 0 ? fmt::format("{}:{}:{}", file, n->loc().line, n->loc().col)
                                                 : fmt::format("{}: op {} of @{}", file, g.position(n) + 1, g.name());

@@ -14,8 +14,9 @@
 // - P2P on group "world": the k-th send from rank S to rank D with tag T
 //   matches the k-th receive on D from S with tag T: same bytes and dtype. A
 //   self-send matches the rank's own receive.
-// - collectives: on each group, every rank that issues collectives on it issues
-//   the same sequence (op, dtype, bytes).
+// - collectives (c10d's, and symm_mem ops: ir::is_symm_mem_collective): on each
+//   group, every rank that issues collectives on it issues the same sequence
+//   (op, dtype, bytes).
 #pragma once
 #include <string>
 #include <vector>

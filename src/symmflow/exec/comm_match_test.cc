@@ -69,6 +69,26 @@ TEST(CommMatch, CollectiveSequencesAreCompared) {
   EXPECT_NE(m.find("rank 1 issues no collective (its sequence ends)"), std::string::npos) << m;
 }
 
+// symm_mem ops run on the runtime's collectives: every rank of their group
+// issues them, so they are matched as collectives (before, they were left out,
+// and a rank that skipped one hung in the others' collective).
+TEST(CommMatch, SymmMemOpsAreComparedAsCollectivesOfTheirGroup) {
+  const char* text = R"(graph @s(%x: f32[4]) -> (f32[4]) {
+  %a = symm_mem::one_shot_all_reduce(%x, "sum", "world")
+  return %a
+})";
+  auto g = ir::parse_graph(text, {"s.sf", 0, 2});
+  const auto ops = comm_ops_of(*g);
+  ASSERT_EQ(ops.size(), 1u);
+  EXPECT_EQ(ops[0].kind, CommOp::Kind::collective);
+  EXPECT_EQ(ops[0].op, "symm_mem::one_shot_all_reduce");
+  EXPECT_EQ(ops[0].group, "world");
+  EXPECT_EQ(ops[0].bytes, 16);
+  const auto m = first_mismatch({ops, {}});
+  EXPECT_NE(m.find("rank 0 issues symm_mem::one_shot_all_reduce (f32, 16 bytes) at s.sf:2:8"), std::string::npos) << m;
+  EXPECT_NE(m.find("rank 1 issues no collective"), std::string::npos) << m;
+}
+
 TEST(CommMatch, APeerOutsideTheWorldIsNamed) {
   EXPECT_NE(first_mismatch({{send(2, 16, "p.sf:2:3")}, {}}).find("names rank 2, but the world has 2 ranks"),
             std::string::npos);

@@ -27,9 +27,12 @@ std::vector<CommStep> comm_steps_of(const ir::Graph& g) {
   size_t k = 0;
   for (size_t i = 0; i < plan->instructions.size(); ++i) {
     const ir::Instruction& s = plan->instructions[i];
-    if (s.kind == ir::InstrKind::effect) out.push_back(CommStep{});  // communicates in ways the model does not know
-    // A collective comm_ops_of has no entry for (no tensor): unknown too.
-    if (s.kind == ir::InstrKind::collective && (k == ops.size() || ops[k].node != int(i))) out.push_back(CommStep{});
+    // A plugin's effect communicates in ways the model does not know, and a
+    // collective comm_ops_of has no entry for (no tensor) is unknown too; a
+    // symm_mem op has its entry, a collective that completes at its node.
+    if ((s.kind == ir::InstrKind::effect || s.kind == ir::InstrKind::collective) &&
+        (k == ops.size() || ops[k].node != int(i)))
+      out.push_back(CommStep{});
     for (; k < ops.size() && ops[k].node == int(i); ++k) {
       const CommOp& o = ops[k];
       CommStep c;

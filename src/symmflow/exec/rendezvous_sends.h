@@ -33,8 +33,10 @@
 // while some rank stays blocked on a rendezvous send, make that send eager
 // again and simulate again. What remains completes in the model with the other
 // sends eager, which is the premise every run without this step relies on
-// already. A program the model does not cover (P2P outside "world", symm_mem or
-// plugin ops that communicate) keeps the exec_plan pass's choice.
+// already. symm_mem ops are blocking collectives of their group here
+// (ir::is_symm_mem_collective). A program the model does not cover (P2P
+// outside "world", plugin ops that communicate) keeps the exec_plan pass's
+// choice.
 #pragma once
 #include <cstdint>
 #include <string>

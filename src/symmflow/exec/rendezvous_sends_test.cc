@@ -224,5 +224,40 @@ TEST(RendezvousSends, ALateReceiveKeepsItsSendEagerAndNothingDeadlocks) {
             0);
 }
 
+// A symm_mem all_reduce, then a lone self-send posted before its own receive:
+// posted first, it would go eager (into a slot and out again) every run. The
+// symm_mem op is a collective of "world" to the model (ir::is_symm_mem_collective);
+// before, the model took it for an unknown effect and kept every lone send eager
+// (tests/diff/repro/symm_plan_differs_rank_view.sf staged 1536 bytes on each end).
+constexpr const char* kSymmMemThenSelfSend = R"(graph @m(%x: f32[4, 8]) -> (f32[4, 8]) {
+  %a = aten::mul(%x, 2.0)
+  %r = symm_mem::one_shot_all_reduce(%a, "sum", "world")
+  %b = aten::zeros([4, 8], f32)
+  %s = c10d::isend(%r, rank, 0, "world")
+  %q = c10d::irecv_(%b, rank, 0, "world")
+  c10d::wait_tensor(%s)
+  %h = c10d::wait_tensor(%q)
+  %o = aten::add(%h, %x)
+  return %o
+}
+)";
+
+int symm_mem_then_self_send_job(int world) {
+  dist::init();
+  int64_t staged = 0;
+  const auto flags = run_compiled(kSymmMemThenSelfSend, world, &staged);
+  SF_CHECK(flags == std::vector<bool>{true}, "rank {}: the lone send is not rendezvous", dist::world().rank());
+  SF_CHECK(staged == 0, "rank {}: {} staged copies in 3 runs, expected none", dist::world().rank(), staged);
+  return 0;
+}
+
+TEST(RendezvousSends, ALoneSendBesideASymmMemCollectiveIsRendezvousAtTwoRanks) {
+  EXPECT_EQ(runtime::launch_fn(2, [] { return symm_mem_then_self_send_job(2); }), 0);
+}
+
+TEST(RendezvousSends, ALoneSendBesideASymmMemCollectiveIsRendezvousAtThreeRanks) {
+  EXPECT_EQ(runtime::launch_fn(3, [] { return symm_mem_then_self_send_job(3); }), 0);
+}
+
 }  // namespace
 }  // namespace symmflow::exec

@@ -38,6 +38,10 @@ CommKind comm_kind(const Node& n) {
   return n.has_effects() ? CommKind::effect : CommKind::none;
 }
 
+bool is_symm_mem_collective(const Node& n) {
+  return n.schema().ns == "symm_mem" && n.schema().argument_index("group_name").has_value();
+}
+
 bool is_pure_view(const Node& n) {
   if (comm_kind(n) != CommKind::none || n.functional() || !n.writes().empty()) return false;
   const size_t outs = n.output_slots().size();

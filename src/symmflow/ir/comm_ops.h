@@ -34,6 +34,14 @@ inline bool issues_comm(CommKind k) {
 }
 inline bool issues_comm(const Node& n) { return issues_comm(comm_kind(n)); }
 
+// A symm_mem:: op: an effect in the plan (it completes at its node), and a
+// collective of its group_name to the ranks: the runtime's collectives run it
+// (ops/c10d_kernels.cc), so every rank of the group issues it, it completes once
+// each has started it, and a rank blocked in it drives the P2P engine as in any
+// collective (runtime/progress.h). The communication matcher compares these
+// across ranks, and the rendezvous model runs them as blocking collectives.
+bool is_symm_mem_collective(const Node& n);
+
 // The buffers a P2P op receives into (what it writes); empty for any other node.
 std::vector<Value*> receive_buffers(const Node& n);
 
