@@ -38,9 +38,11 @@
 namespace symmflow::kernels {
 
 namespace sum_order_detail {
-// 32-byte vectors (gcc's vector extension, as lane_extreme.h).
-typedef float F8 __attribute__((vector_size(32)));
-typedef double D4 __attribute__((vector_size(32)));
+// 64-byte vectors (gcc's vector extension, as lane_extreme.h): one zmm register
+// in simd::run's AVX-512 clone, two ymm in the AVX2 one, four xmm in the SSE2
+// build; the lanes and so the bits are the same in each.
+typedef float F16 __attribute__((vector_size(64)));
+typedef double D8 __attribute__((vector_size(64)));
 }  // namespace sum_order_detail
 
 template <typename V>
@@ -77,14 +79,17 @@ class LaneSum {
     return i;
   }
 
-  // The sum of x[0..n) for n <= kBlock, the lanes in 32-byte vector registers
-  // (gcc's vector extension: written as arrays, gcc kept them in memory or took
-  // the partial rows element by element). A partial first or last row is padded
-  // with +0 (a lane starts at +0 and is never -0, so adding +0 leaves its bits).
+  // The sum of x[0..n) for n <= kBlock, the lanes in vector registers (gcc's
+  // vector extension: written as arrays, gcc kept them in memory or took the
+  // partial rows element by element). 64-byte vectors: with 32-byte ones the
+  // AVX-512 clone ran the AVX2 code, two loads and adds per 64 bytes (a row of
+  // 256 floats: 10.9 ns against PyTorch's 10.3, docs/performance.md). A partial
+  // first or last row is padded with +0 (a lane starts at +0 and is never -0, so
+  // adding +0 leaves its bits).
   static V short_sum(const V* x, int64_t n) {
-    static constexpr int kW = int(32 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors (static: clang lets the lambda use it uncaptured)
-    using Vec = std::conditional_t<std::is_same_v<V, float>, sum_order_detail::F8, sum_order_detail::D4>;
-    // By reference: a 32-byte vector passed by value changes the ABI without AVX (-Wpsabi).
+    static constexpr int kW = int(64 / sizeof(V)), kN = kLanes / kW;  // lanes per vector, vectors (static: clang lets the lambda use it uncaptured)
+    using Vec = std::conditional_t<std::is_same_v<V, float>, sum_order_detail::F16, sum_order_detail::D8>;
+    // By reference: a 64-byte vector passed by value changes the ABI without AVX-512 (-Wpsabi).
     auto add = [x](int64_t i, int64_t count, Vec& acc) {  // acc += x[i..i+count), padded with +0
       Vec v;
       if (count >= kW) {
