@@ -115,14 +115,20 @@ void transpose_4byte(int32_t* dst, int64_t dst_row, const int32_t* src, int64_t 
 }
 
 // copy_ of a 4-byte dtype whose coalesced loop is one 2-D transpose (x.t()
-// into a row-major tensor, or back): true when done.
+// into a row-major tensor, or a row-major tensor into x.t()'s layout: the
+// binary ops' operand read across, pointwise_impl.h): true when done.
 bool copy_transposed_4byte(const Tensor& dst, const Tensor& src, const StridedLoop<2>& loop) {
   if (dst.dtype() != src.dtype() || element_size(dst.dtype()) != 4 || loop.sizes.size() != 2) return false;
   const auto& d = loop.strides[0];
   const auto& s = loop.strides[1];
-  if (d[1] != 4 || s[0] != 4 || d[0] < 0 || s[1] < 0 || d[0] % 4 != 0 || s[1] % 4 != 0) return false;
-  transpose_4byte(static_cast<int32_t*>(dst.data_ptr()), d[0] / 4, static_cast<const int32_t*>(src.data_ptr()),
-                  s[1] / 4, loop.sizes[0], loop.sizes[1]);
+  // Dim 1 contiguous in dst and dim 0 in src, or the other way round (then the
+  // dims swap roles).
+  const int inner = d[1] == 4 && s[0] == 4 ? 1 : d[0] == 4 && s[1] == 4 ? 0 : -1;
+  if (inner < 0) return false;
+  const int outer = 1 - inner;
+  if (d[outer] < 0 || s[inner] < 0 || d[outer] % 4 != 0 || s[inner] % 4 != 0) return false;
+  transpose_4byte(static_cast<int32_t*>(dst.data_ptr()), d[outer] / 4, static_cast<const int32_t*>(src.data_ptr()),
+                  s[inner] / 4, loop.sizes[size_t(outer)], loop.sizes[size_t(inner)]);
   return true;
 }
 

@@ -610,6 +610,23 @@ TEST(PointwiseBinary, IntegerOverflowWraps) {
   EXPECT_EQ(values(mul(i, 2)), V({-2}));
 }
 
+// A binary op of an operand in the result's layout and one dense in another
+// (x.t() - y: y read across) copies the second into the result's layout by the
+// tiled transpose first (pointwise_impl.h; copy.cc's 4-byte blocks, the element
+// loop for f64): the values of the contiguous case, in either operand order
+// (rsub puts the operand read across first), with edges outside whole blocks.
+TEST(PointwiseLayout, AnOperandReadAcrossGivesTheValuesOfTheContiguousCase) {
+  for (DType dt : {DType::f32, DType::f64, DType::i32}) {
+    SCOPED_TRACE(dtype_name(dt));
+    const Tensor x = iota({37, 19}, dt, 0.25, -3.0), y = iota({19, 37}, dt, 0.5, 1.0);
+    const Tensor xt = t(x), xc = contiguous(xt);
+    EXPECT_EQ(values(sub(xt, y)), values(sub(xc, y)));
+    EXPECT_EQ(values(sub(y, xt)), values(sub(y, xc)));
+    EXPECT_EQ(values(rsub(xt, y)), values(rsub(xc, y)));
+    EXPECT_EQ(values(mul(xt, y)), values(mul(xc, y)));
+  }
+}
+
 // A fresh result takes its operands' layout as PyTorch's TensorIterator gives it
 // (core/layout.h; python/tests/test_result_layout.py compares with torch): the
 // same strides on the CPU and the Meta kernel, the values of the contiguous case.
