@@ -122,11 +122,12 @@ class LaneSum {
     return fold_vector(acc[0]);
   }
 
-  // fold() of the lanes of one vector: lane[j] + lane[j + w] for w = half the
+  // The lanes of one vector folded: lane[j] + lane[j + w] for w = half the
   // lanes down to 4, each step an add of the vector's two halves in registers,
-  // then the last four left to right. Written as loops over an array, gcc
-  // folded a 16-lane vector through the stack, one scalar load, add and store
-  // per lane (a third of a 256-float row's time in fused RMSNorm's row sums).
+  // then the last four left to right (fold() is this on all kLanes lanes).
+  // Written as loops over an array, gcc folded a 16-lane vector through the
+  // stack, one scalar load, add and store per lane (a third of a 256-float
+  // row's time in fused RMSNorm's row sums).
   template <typename Vec>
   static V fold_vector(const Vec& a) {
     if constexpr (sizeof(Vec) > 4 * sizeof(V)) {
@@ -152,13 +153,13 @@ class LaneSum {
   }
 
   // The lanes folded in halves down to four, then added left to right, into one
-  // total (lane is overwritten).
-  static V fold(V* lane) {
-#pragma GCC unroll 8  // constant indices: the lanes stay in vector registers
-    for (int w = kLanes / 2; w >= 4; w /= 2)
-#pragma GCC unroll 16
-      for (int j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
-    return ((lane[0] + lane[1]) + lane[2]) + lane[3];
+  // total: fold_vector on all kLanes lanes, so that short_sum's fold and this
+  // one are one order written once.
+  static V fold(const V* lane) {
+    typedef V Lanes __attribute__((vector_size(kLanes * sizeof(V))));
+    Lanes all;
+    std::memcpy(&all, lane, sizeof all);
+    return fold_vector(all);
   }
 
   // The sums of `count` adjacent columns of a matrix: element k of column c is
