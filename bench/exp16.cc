@@ -1,6 +1,7 @@
 // f32 exp in 16 lanes in symmflow's own code (kernels/vec_math.cc's exp16:
 // SLEEF's algorithm with one scalef for its ldexp) against the 8-lane SLEEF
-// exp PyTorch 1.13 runs, one thread; sigmoid and silu, which call it, too:
+// exp PyTorch 1.13 runs, one thread; sigmoid and silu, which call it, too; and
+// log and log2 (SLEEF's 16-lane ones with their NaNs made the 8 lanes' NaN):
 //
 //   build/dev/bench/sf_exp16               # ns per element at 4K, 64K and 1M (and
 //                                          # SLEEF's own 16-lane exp, the one replaced)
@@ -36,7 +37,8 @@ SF_AVX512 void sleef_exp16(const float* x, float* y, int64_t n) {
 }
 
 constexpr std::pair<vec::Fn, const char*> kFns[] = {
-    {vec::Fn::exp, "exp"}, {vec::Fn::sigmoid, "sigmoid"}, {vec::Fn::silu, "silu"}};
+    {vec::Fn::exp, "exp"}, {vec::Fn::sigmoid, "sigmoid"}, {vec::Fn::silu, "silu"}, {vec::Fn::log, "log"},
+    {vec::Fn::log2, "log2"}};
 
 int exhaustive() {
   std::vector<float> ref, got;
@@ -55,7 +57,7 @@ int exhaustive() {
     return true;
   });
   if (!same) return 1;
-  fmt::print("all 2^32 f32 inputs: exp, sigmoid and silu in 16 lanes give the 8 lanes' bits\n");
+  fmt::print("all 2^32 f32 inputs: exp, sigmoid, silu, log and log2 in 16 lanes give the 8 lanes' bits\n");
   return 0;
 }
 

@@ -48,6 +48,8 @@ __m256d Sleef_finz_cosd4_u10avx2(__m256d);
 #ifndef __AVX512F__
 extern "C" {
 #define SF_SLEEF_F16(name) SF_AVX512 __m512 Sleef_finz_##name##f16_u10avx512f(__m512);
+SF_SLEEF_F16(log)
+SF_SLEEF_F16(log2)
 SF_SLEEF_F16(log1p)
 SF_SLEEF_F16(expm1)
 SF_SLEEF_F16(sin)
@@ -131,9 +133,16 @@ SF_AVX512 inline __m512 exp16(__m512 x) {
 // on all 2^32 inputs on an AMD EPYC with AVX-512 (docs/performance.md), at about
 // half the time (exp over 64K elements: 13.5-17.9 us against 27.6-34.1); exp
 // itself is exp16 above, SLEEF's algorithm inlined with one scalef.
-// log and log2 are left out: their results agree, but the NaN they give for a
-// negative input differs in its bits (2,155,872,253 inputs), and PyTorch gives
-// the 8-lane one. f64 stays in 4 lanes: SLEEF's plain f64 exp is not its finz one.
+// log and log2: every result that is a number has the 8 lanes' bits, but the
+// NaNs differ (2,155,872,253 inputs: every negative one, every NaN but
+// 0x7fc00000). The 8-lane ones, PyTorch's, return the one quiet NaN 0x7fc00000
+// for all of them; so the 16-lane result with its NaN lanes set to that NaN
+// is the 8 lanes' bits on all 2^32 inputs (sf_exp16 --exhaustive), at 0.5x
+// the time of the 8 lanes (log over 64K elements, bench/kernels.py).
+// f64 stays in 4 lanes: SLEEF's plain f64 exp is not its finz one.
+SF_AVX512 inline __m512 quiet_nan_as_8_lanes(__m512 r) {
+  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q), c16(0x7fc00000));
+}
 struct F16 {
   using T = float;
   using V = __m512;
@@ -149,6 +158,8 @@ struct F16 {
     return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), _mm512_set1_epi32(int(0x80000000u))));
   }
   SF_AVX512 static V exp(V x) { return exp16(x); }
+  SF_AVX512 static V log(V x) { return quiet_nan_as_8_lanes(Sleef_finz_logf16_u10avx512f(x)); }
+  SF_AVX512 static V log2(V x) { return quiet_nan_as_8_lanes(Sleef_finz_log2f16_u10avx512f(x)); }
   SF_AVX512 static V log1p(V x) { return Sleef_finz_log1pf16_u10avx512f(x); }
   SF_AVX512 static V expm1(V x) { return Sleef_finz_expm1f16_u10avx512f(x); }
   SF_AVX512 static V sin(V x) { return Sleef_finz_sinf16_u10avx512f(x); }
@@ -228,10 +239,9 @@ constexpr MapFn<L> kTable[] = {
     map_simd<L, Fn::cos>,   map_simd<L, Fn::tanh>,    map_simd<L, Fn::erf>,
     map_simd<L, Fn::sigmoid>, map_simd<L, Fn::silu>,  map_simd<L, Fn::gelu>};
 
-// F16's, indexed by Fn: nullptr where 16 lanes do not give the 8 lanes' bits
-// (log, log2: see F16) and for gelu (f32 gelu is gelu_erf.h's, both widths).
+// F16's, indexed by Fn: nullptr for gelu (f32 gelu is gelu_erf.h's, both widths).
 constexpr MapFn<F16> kWideTable[] = {
-    map_simd_wide<F16, Fn::exp>,   nullptr,                        nullptr,
+    map_simd_wide<F16, Fn::exp>,   map_simd_wide<F16, Fn::log>,    map_simd_wide<F16, Fn::log2>,
     map_simd_wide<F16, Fn::log1p>, map_simd_wide<F16, Fn::expm1>,  map_simd_wide<F16, Fn::sin>,
     map_simd_wide<F16, Fn::cos>,   map_simd_wide<F16, Fn::tanh>,   map_simd_wide<F16, Fn::erf>,
     map_simd_wide<F16, Fn::sigmoid>, map_simd_wide<F16, Fn::silu>, nullptr};

@@ -42,7 +42,8 @@ double apply(Fn f, double x);
 // SLEEF's AVX2 path is in use (false: the std:: fallback).
 bool simd();
 // f runs on f32 in 16 lanes (AVX-512F) here: the CPU has it, SYMMFLOW_SIMD does
-// not say avx2, and 16 lanes give f's 8-lane bits (not log, log2).
+// not say avx2, and 16 lanes give f's 8-lane bits (every f: log and log2 with
+// their NaNs made the 8 lanes' one).
 bool wide(Fn f);
 // map at a chosen width, 8 (AVX2) or 16 (AVX-512F, where wide(f)): for the tests
 // that compare the two. Error where the CPU lacks it.

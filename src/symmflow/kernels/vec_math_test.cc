@@ -165,7 +165,7 @@ TEST(VecMath, SixteenLanesGiveTheEightLanesBitsForEveryFunctionThatUsesThem) {
       ASSERT_EQ(std::memcmp(&eight[i], &sixteen[i], sizeof(float)), 0)
           << "fn " << int(f) << " x " << x[i] << ": 8 lanes " << eight[i] << ", 16 lanes " << sixteen[i];
   }
-  EXPECT_EQ(checked, 10);  // all but log and log2
+  EXPECT_EQ(checked, 12);  // every function, log and log2 included
 }
 
 // exp16 (SLEEF's exp with one scalef for its ldexp) at the edges where its
@@ -227,19 +227,35 @@ TEST(VecMath, GeluGivesOneDnnsBitsAtEachWidth) {
   if (widths == 0) GTEST_SKIP() << "no AVX2 + FMA here: gelu is oneDNN's primitive itself";
 }
 
-// log and log2 stay in 8 lanes: SLEEF's 16-lane ones return another NaN (its
-// bits) for a negative input. map of a negative gives the 8-lane NaN.
-TEST(VecMath, LogOfANegativeKeepsTheEightLaneNaNBits) {
-  EXPECT_FALSE(wide(Fn::log));
-  EXPECT_FALSE(wide(Fn::log2));
-  if (!simd()) GTEST_SKIP() << "no AVX2 here";
-  std::vector<float> x;
+// log and log2 run in 16 lanes too: SLEEF's 16-lane ones return the input's
+// NaN or a negative NaN where the 8-lane ones (PyTorch's) return the quiet NaN
+// 0x7fc00000, for every negative input and every NaN; F16 sets its NaN lanes to
+// that NaN. Negatives, -inf, -0 (whose log is -inf, not a NaN) and NaNs of both
+// signs with payloads give the 8 lanes' bits.
+TEST(VecMath, LogOfANegativeOrANaNIsTheEightLanesQuietNaNInSixteenLanes) {
+  if (!simd() || !wide(Fn::exp)) GTEST_SKIP() << "no AVX-512F here (or SYMMFLOW_SIMD=avx2)";
+  EXPECT_TRUE(wide(Fn::log));
+  EXPECT_TRUE(wide(Fn::log2));
+  std::vector<float> x = {-0.0f, 0.0f, -std::numeric_limits<float>::infinity(), -1e-40f, -1.0f, 1.0f};
   for (int i = 1; i <= 100; ++i) x.push_back(-0.37f * float(i));
+  for (uint32_t bits : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff800001u, 0x7fc12345u, 0xffffffffu}) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    x.push_back(f);
+  }
   for (Fn f : {Fn::log, Fn::log2}) {
-    std::vector<float> got(x.size()), eight(x.size());
-    map(f, x.data(), got.data(), int64_t(x.size()));
+    std::vector<float> sixteen(x.size()), eight(x.size());
+    map_lanes(16, f, x.data(), sixteen.data(), int64_t(x.size()));
     map_lanes(8, f, x.data(), eight.data(), int64_t(x.size()));
-    EXPECT_EQ(std::memcmp(got.data(), eight.data(), x.size() * sizeof(float)), 0) << int(f);
+    for (size_t i = 0; i < x.size(); ++i) {
+      uint32_t got, want;
+      std::memcpy(&got, &sixteen[i], sizeof got);
+      std::memcpy(&want, &eight[i], sizeof want);
+      EXPECT_EQ(got, want) << "fn " << int(f) << " x " << x[i] << " (element " << i << ")";
+      if (std::isnan(x[i]) || x[i] < 0) {
+        EXPECT_EQ(got, 0x7fc00000u) << "fn " << int(f) << " element " << i;
+      }
+    }
   }
 }
 
