@@ -80,6 +80,8 @@ const std::vector<Spec>& table() {
   // Kernels and compiler.
   {"SYMMFLOW_BLAS_THREADS", Kind::integer, "1", 1, 1024, "", SetBy::user,
    "intra-op threads of matmul: oneDNN (f32) and OpenBLAS (f64); one per rank by default"},
+  {"SYMMFLOW_ALLOC_CACHE", Kind::bytes, "256M", 0, kMaxBytes, "", SetBy::user,
+   "freed regular blocks of 1 MiB and more kept for reuse, at most this many bytes; 0: off (and unset under ASan)"},
   {"SYMMFLOW_SIMD", Kind::choice, "none", 0, 0, "avx2|avx512", SetBy::user,
    "widest vector ISA of the kernels' loops and f32 exp, tanh, erf...; unset: the CPU's widest (the same bits either way)"},
   {"SYMMFLOW_VERIFY", Kind::boolean, "0", 0, 0, "", SetBy::user,
@@ -152,7 +154,8 @@ std::optional<int64_t> parse_int(const std::string& s) {
   return int64_t(v);
 }
 
-std::optional<size_t> try_parse_bytes(const std::string& text) {
+// 0 only where `allow_zero` (a variable whose range starts at 0: "off").
+std::optional<size_t> try_parse_bytes(const std::string& text, bool allow_zero = false) {
   if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) return std::nullopt;
   char* end = nullptr;
   errno = 0;
@@ -169,7 +172,7 @@ std::optional<size_t> try_parse_bytes(const std::string& text) {
     std::string_view rest = end + 1;
     if (!rest.empty() && rest != "B" && rest != "iB") return std::nullopt;
   }
-  if (v == 0 || v > (~0ull) / mult) return std::nullopt;
+  if ((v == 0 && !allow_zero) || v > (~0ull) / mult) return std::nullopt;
   return size_t(v * mult);
 }
 
@@ -184,7 +187,7 @@ void parse_into(const Spec& sp, const std::string& raw, Value& v) {
       return;
     }
     case Kind::bytes: {
-      auto x = try_parse_bytes(raw);
+      auto x = try_parse_bytes(raw, sp.lo == 0);
       if (!x || int64_t(*x) < sp.lo || int64_t(*x) > sp.hi) return bad();
       v.i = int64_t(*x);
       return;
@@ -307,6 +310,7 @@ std::string accepts(const Spec& s) {
   switch (s.kind) {
     case Kind::integer: return fmt::format("an integer in [{}, {}]", s.lo, s.hi);
     case Kind::bytes:
+      if (s.lo == 0 && s.hi >= kMaxBytes) return "a size like 0, 4096, 64K, 8M or 1G";
       if (s.lo <= 1 && s.hi >= kMaxBytes) return "a size > 0 like 4096, 64K, 8M or 1G";
       return s.hi >= kMaxBytes ? fmt::format("a size >= {} like 4096, 64K, 8M or 1G", format_bytes(s.lo))
                                : fmt::format("a size in [{}, {}] like 4096, 64K, 8M or 1G",

@@ -75,6 +75,12 @@ TEST(Params, BytesKind) {
     EXPECT_EQ(error_of("SYMMFLOW_SYMM_HEAP_BYTES", bad, read),
               fmt::format("SYMMFLOW_SYMM_HEAP_BYTES: expected a size > 0 like 4096, 64K, 8M or 1G, "
                           "found '{}'", bad));
+  {  // a size that may be 0 (off) says so when it is bad
+    EnvGuard g("SYMMFLOW_ALLOC_CACHE", "0");
+    EXPECT_EQ(bytes("SYMMFLOW_ALLOC_CACHE"), 0u);
+  }
+  EXPECT_EQ(error_of("SYMMFLOW_ALLOC_CACHE", "-1", read),
+            "SYMMFLOW_ALLOC_CACHE: expected a size like 0, 4096, 64K, 8M or 1G, found '-1'");
   EXPECT_EQ(parse_bytes("64M", "x"), size_t(64) << 20);
   EXPECT_EQ(parse_bytes("4096", "x"), 4096u);
   EXPECT_EQ(parse_bytes("1GiB", "x"), size_t(1) << 30);

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "symmflow/core/block_cache.h"
 #include "symmflow/core/error.h"
 
 namespace symmflow {
@@ -31,9 +32,24 @@ class RegularAllocator final : public Allocator {
     // about a fifth of its time, for data that fits one line either way.
     size_t rounded = (nbytes + 63) / 64 * 64;
     if (rounded == 0) rounded = 64;
+    if (rounded >= BlockCache::kMinBytes) return large(nbytes, rounded);
     void* p = rounded == 64 ? std::malloc(64) : std::aligned_alloc(64, rounded);
     SF_CHECK(p != nullptr, "out of memory: could not allocate {} bytes", nbytes);
     return std::make_shared<Storage>(p, nbytes, [](void* q) { std::free(q); });
+  }
+
+ private:
+  // From the block cache when it keeps one of about this size (block_cache.h:
+  // a fresh mapping's pages are faulted in again on every first touch), and
+  // back into it when the storage dies.
+  static std::shared_ptr<Storage> large(size_t nbytes, size_t rounded) {
+    BlockCache& cache = regular_block_cache();
+    BlockCache::Block b = cache.take(rounded);
+    if (b.p == nullptr) b = {std::aligned_alloc(64, rounded), rounded};
+    SF_CHECK(b.p != nullptr, "out of memory: could not allocate {} bytes", nbytes);
+    return std::make_shared<Storage>(b.p, nbytes, [&cache, size = b.bytes](void* q) {
+      if (!cache.give(q, size)) std::free(q);
+    });
   }
 };
 
