@@ -14,6 +14,15 @@ calls for ~20 ms, and the table gives the median of the trials in microseconds p
 call and the ratio symmflow / torch (< 1: symmflow is faster). Each case also
 checks once that both results agree (allclose), so a fast wrong kernel shows.
 
+The "floor us" column is a bandwidth roofline for the cases one op call makes:
+the bytes the op must move (each input tensor read once, the result written
+once) at the bandwidth one core reaches copying f32 tensors of the case's
+element count (torch's copy_ into a preallocated tensor, timed in the same
+rounds as the case: 8 bytes moved per element). A case whose two sides both sit near their
+floor is bound by memory, not by either kernel; a case far above it is bound
+by compute or per-call costs. Chains written as several calls get no floor, nor
+cases past 1M elements (FLOOR_MAX).
+
 Families and sizes: pointwise unary, binary (also a broadcast row, a broadcast
 column [R, 1], pow(x, 2) and transposed operands) and reductions at 64K and 1M
 elements (f32), matmul at 256 and 512, softmax and layer_norm over rows of
@@ -61,7 +70,31 @@ def sf_op(op, *args):
     PyTorch's side gets its tensors ready: what a call then times is the binding,
     the dispatcher and the kernel, not this script's conversion loop (~0.5 us)."""
     ready = [sf(a) for a in args]
-    return lambda: _C.call_op(op, ready, {})
+    call = lambda: _C.call_op(op, ready, {})
+    call.reads = [t for a in args for t in (a if isinstance(a, list) else [a]) if isinstance(t, torch.Tensor)]
+    return call
+
+
+# Up to 1M elements (4 MiB tensors): past that, glibc maps a large result afresh
+# on many calls and its page faults dominate both sides (a 64 MiB result: ~50 ms
+# of faults here against ~4 ms for its copy), and the floor's own buffers,
+# made once, shift which calls those are.
+FLOOR_MAX = 1 << 20
+
+
+def bytes_moved(f_sf, result):
+    """The bytes a single call must move: each input read once (a view of a tensor
+    already counted, like pow(x, 2)'s x or x.t(), counts once), the result written
+    once; None for a chain of calls."""
+    reads = getattr(f_sf, "reads", None)
+    if reads is None:
+        return None
+    seen, n = set(), result.numel() * result.element_size()
+    for t in reads:
+        if t.data_ptr() not in seen:
+            seen.add(t.data_ptr())
+            n += t.numel() * t.element_size()
+    return n
 
 
 # fuse_pointwise's programs for the chains below (docs/ir.md, "Fused elementwise chains").
@@ -231,8 +264,18 @@ def main():
     torch.set_num_threads(1)
     only = [s for s in a.only.split(",") if s]
     records = []
-    print("%-10s %-26s %12s %12s %8s" % ("family", "case", "symmflow us", "torch us", "ratio"))
-    for fam, name, numel, f_sf, f_pt in cases():
+    all_cases = cases()
+    # The floor's copies, one pair of tensors per element count, made with the
+    # cases' inputs before any timed call: made later, they move the heap's top
+    # and the allocator can then return and re-fault a large result every call.
+    copy_bufs = {n: (torch.rand(n), torch.empty(n)) for n in sorted({c[2] for c in all_cases}) if n <= FLOOR_MAX}
+
+    def copy_call(numel):
+        src, dst = copy_bufs[numel]
+        return lambda: dst.copy_(src)
+
+    print("%-10s %-26s %12s %12s %8s %9s" % ("family", "case", "symmflow us", "torch us", "ratio", "floor us"))
+    for fam, name, numel, f_sf, f_pt in all_cases:
         if only and not any(s in name for s in only):
             continue
         ref, got = f_pt(), as_torch(f_sf())
@@ -244,15 +287,25 @@ def main():
         agree = bool(torch.allclose(got, ref, rtol=1e-4, atol=atol, equal_nan=True))
         once = max(time_per_call(f_sf, 1), time_per_call(f_pt, 1), 1e-6)
         iters = max(1, int(a.trial_ms / 1e3 / once))
-        ts, tp = [], []
+        # The floor's copy runs in the same rounds, so the machine's drift hits it alike.
+        moved = bytes_moved(f_sf, ref)
+        if numel > FLOOR_MAX:
+            moved = None
+        f_copy = None if moved is None else copy_call(numel)
+        ts, tp, tc = [], [], []
         for _ in range(a.trials):
             ts.append(time_per_call(f_sf, iters))
             tp.append(time_per_call(f_pt, iters))
+            if f_copy:
+                tc.append(time_per_call(f_copy, iters))
         ms, mp = statistics.median(ts) * 1e6, statistics.median(tp) * 1e6
+        floor = None if moved is None else moved / (8 * numel) * statistics.median(tc) * 1e6
         rec = {"family": fam, "case": name, "elements": numel, "symmflow_us": round(ms, 2),
-               "torch_us": round(mp, 2), "ratio": round(ms / mp, 3), "agree": agree}
+               "torch_us": round(mp, 2), "ratio": round(ms / mp, 3), "agree": agree,
+               "bytes_moved": moved, "floor_us": None if floor is None else round(floor, 2)}
         records.append(rec)
-        print("%-10s %-26s %12.1f %12.1f %8.2f%s" % (fam, name, ms, mp, ms / mp, "" if agree else "  DIFFERS"))
+        print("%-10s %-26s %12.1f %12.1f %8.2f %9s%s" % (fam, name, ms, mp, ms / mp,
+              "-" if floor is None else "%.1f" % floor, "" if agree else "  DIFFERS"))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(records, f, indent=1)
