@@ -5,10 +5,12 @@
 // zeroed again on first touch. On the VM these numbers come from, a 64 MiB
 // result's first touch takes 186 ms against 4 ms for a copy into a block
 // already touched, and whether a 16 MiB result is mapped afresh depends on the
-// heap's history: RMSNorm over 4096 x 1024 written as six eager ops took 2.5 ms
-// in one process and 97 ms in the next (docs/performance.md, "Round 13").
-// PyTorch's CPU allocator keeps nothing; its CUDA allocator caches blocks the
-// same way.
+// heap's history: RMSNorm over 4096 x 1024 written as six eager ops took
+// 2.5-3.2 ms in some processes and 93-97 ms in others. With the cache, the
+// chain relu(x + row) * 0.5 over 4096 x 4096 takes 6.9-7.3 ms per fused call
+// against 202-288 ms without (bench/large_blocks.py; docs/performance.md,
+// "Round 14"). PyTorch's CPU allocator keeps nothing; its CUDA allocator
+// caches blocks the same way.
 //
 //   BlockCache cache(256 << 20);           // keeps at most 256 MiB
 //   auto b = cache.take(bytes);            // a kept block of bytes..bytes*9/8, or {nullptr, 0}
